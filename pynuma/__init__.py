@@ -1,0 +1,55 @@
+"""pynuma: Linux node resources for Python.
+
+Discovery of CPUs, caches, NUMA nodes, memory, hugepages and devices;
+kubelet-compatible placement (Topology Manager, CPU Manager, Memory
+Manager); binding; hugepage pools; cgroup pressure and eviction decisions.
+
+Public names are imported lazily so ``import pynuma`` stays cheap::
+
+    import pynuma
+    topo = pynuma.discover()              # or discover(root="/path/to/dump")
+    print(topo.online_cpus, [n.id for n in topo.numa_nodes])
+"""
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_LAZY = {
+    "CPUSet": "pynuma.cpuset",
+    "FsRoot": "pynuma.fsroot",
+    "Quantity": "pynuma.quantity",
+    "Pod": "pynuma.pod",
+    "Container": "pynuma.pod",
+    "load_pods": "pynuma.pod",
+    "PynumaError": "pynuma.errors",
+    "InputError": "pynuma.errors",
+    "ParseError": "pynuma.errors",
+    "TopologyError": "pynuma.errors",
+    "CheckpointError": "pynuma.errors",
+    "AllocationError": "pynuma.errors",
+    "AccessDenied": "pynuma.errors",
+    "NoSuchProcess": "pynuma.errors",
+    "Unsupported": "pynuma.errors",
+    "native_available": "pynuma._impl",
+    "discover": "pynuma.discover",
+    "Topology": "pynuma.model",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pynuma' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_LAZY))
+
+
+__all__ = sorted(_LAZY)

@@ -1,0 +1,6 @@
+"""``python -m pynuma``: the same as the ``pynuma`` command."""
+import sys
+
+from pynuma.cli import main
+
+sys.exit(main())

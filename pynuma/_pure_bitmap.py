@@ -1,0 +1,98 @@
+"""Pure-Python twin of the native bitmap core: cpulist/cpumask text <-> int bitmap.
+
+A bitmap is a non-negative Python ``int`` whose bit ``i`` means CPU (or
+node) ``i`` is in the set; there is no size cap.  Parsers raise
+``ValueError`` with a short reason; callers name the file.
+"""
+from __future__ import annotations
+
+_STRIP = " \t\r\n\x00"
+
+
+def _number(text: str, item: str) -> int:
+    if not text or not text.isdigit() or not text.isascii():
+        raise ValueError(f"invalid cpulist item {item!r}")
+    return int(text)
+
+
+def parse_cpulist(text: str) -> int:
+    """Parse a Linux cpulist (``"0-3,8,10-15:2/4"``) into a bitmap."""
+    text = text.strip(_STRIP)
+    bits = 0
+    if not text:
+        return 0
+    for item in text.split(","):
+        item = item.strip(" \t")
+        if not item:
+            raise ValueError("empty item in cpulist")
+        rng, sep, stride = item.partition(":")
+        lo_s, dash, hi_s = rng.partition("-")
+        lo = _number(lo_s, item)
+        hi = _number(hi_s, item) if dash else lo
+        if hi < lo:
+            raise ValueError(f"invalid cpulist range {item!r}: end before start")
+        if sep:
+            used_s, slash, group_s = stride.partition("/")
+            used = _number(used_s, item)
+            group = _number(group_s, item) if slash else 0
+            if not slash or used == 0 or group == 0 or used > group:
+                raise ValueError(f"invalid cpulist stride {item!r}")
+            run = (1 << used) - 1
+            for start in range(lo, hi + 1, group):
+                bits |= (run << start) & ((1 << (hi + 1)) - 1)
+        else:
+            bits |= ((1 << (hi - lo + 1)) - 1) << lo
+    return bits
+
+
+def format_cpulist(bits: int) -> str:
+    """Canonical cpulist of a bitmap: ascending, runs of 2+ as ``a-b``."""
+    if bits < 0:
+        raise ValueError("negative bitmap")
+    parts = []
+    pos = 0
+    while bits:
+        low = (bits & -bits).bit_length() - 1
+        bits >>= low
+        pos += low
+        run = (~bits & (bits + 1)).bit_length() - 1  # number of trailing ones
+        parts.append(str(pos) if run == 1 else f"{pos}-{pos + run - 1}")
+        bits >>= run
+        pos += run
+    return ",".join(parts)
+
+
+def parse_cpumask(text: str) -> int:
+    """Parse a Linux cpumask (``"00000000,0000ffff"``: 32-bit hex words, most significant first)."""
+    text = text.strip(_STRIP)
+    if not text:
+        raise ValueError("empty cpumask")
+    bits = 0
+    for word in text.split(","):
+        word = word.strip(" \t")
+        if word[:2] in ("0x", "0X"):
+            word = word[2:]
+        if len(word) > 8:
+            raise ValueError(f"cpumask word {word!r} longer than 32 bits")
+        if word:
+            try:
+                value = int(word, 16)
+            except ValueError:
+                raise ValueError(f"invalid cpumask word {word!r}") from None
+            if word.lstrip("0123456789abcdefABCDEF"):
+                raise ValueError(f"invalid cpumask word {word!r}")
+        else:
+            value = 0
+        bits = (bits << 32) | value
+    return bits
+
+
+def format_cpumask(bits: int, min_words: int = 1) -> str:
+    """Linux cpumask text of a bitmap: 8-digit hex words, most significant first."""
+    if bits < 0:
+        raise ValueError("negative bitmap")
+    words = []
+    while bits or len(words) < min_words:
+        words.append(f"{bits & 0xFFFFFFFF:08x}")
+        bits >>= 32
+    return ",".join(reversed(words))

@@ -1,0 +1,156 @@
+"""Pure-Python twin of the native root-relative reader.
+
+A root is an open directory fd.  Paths are resolved component by component
+inside it: ``..`` never climbs above the root and absolute symlinks are
+re-based on the root (like ``openat2(RESOLVE_IN_ROOT)``), so a dump of
+another machine can never make pynuma read this machine's files.
+Errors are ``OSError`` with the errno of the failing step.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+_MAX_LINKS = 40
+_O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def open_root(path: str) -> int:
+    """Open ``path`` as a root directory fd."""
+    return os.open(path, _O_DIR)
+
+
+def close_root(fd: int) -> None:
+    os.close(fd)
+
+
+def _components(path: str) -> list:
+    return [c for c in path.split("/") if c and c != "."]
+
+
+def _resolve_parent(rootfd: int, path: str):
+    """Walk all but the last component of ``path``; return (dirfd, last name).
+
+    The returned dirfd must be closed by the caller when it is not rootfd.
+    """
+    pending = _components(path)
+    stack: list = []  # open fds of the directories below the root
+    links = 0
+    try:
+        while len(pending) > 1:
+            name = pending.pop(0)
+            cur = stack[-1] if stack else rootfd
+            if name == "..":
+                if stack:
+                    os.close(stack.pop())
+                continue
+            try:
+                st = os.stat(name, dir_fd=cur, follow_symlinks=False)
+            except OSError:
+                raise
+            if stat.S_ISLNK(st.st_mode):
+                links += 1
+                if links > _MAX_LINKS:
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+                target = os.readlink(name, dir_fd=cur)
+                if target.startswith("/"):
+                    while stack:
+                        os.close(stack.pop())
+                pending[:0] = _components(target)
+                continue
+            stack.append(os.open(name, _O_DIR | os.O_NOFOLLOW, dir_fd=cur))
+        last = pending[0] if pending else "."
+        if last == "..":
+            if stack:
+                os.close(stack.pop())
+            last = "."
+        while len(stack) > 1:
+            os.close(stack.pop(0))
+        return (stack[0] if stack else rootfd), last
+    except BaseException:
+        for fd in stack:
+            os.close(fd)
+        raise
+
+
+def _open(rootfd: int, path: str, flags: int) -> int:
+    links = 0
+    while True:
+        dirfd, name = _resolve_parent(rootfd, path)
+        try:
+            try:
+                return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dirfd)
+            except OSError as err:
+                if err.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK) or name in (".", ".."):
+                    raise
+                try:
+                    target = os.readlink(name, dir_fd=dirfd)
+                except OSError:
+                    raise err from None
+        finally:
+            if dirfd != rootfd:
+                os.close(dirfd)
+        links += 1
+        if links > _MAX_LINKS:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+        parent = path.rstrip("/").rsplit("/", 1)[0] if "/" in path.strip("/") else ""
+        path = target if target.startswith("/") else parent + "/" + target
+
+
+def read_at(rootfd: int, path: str, limit: int = 1 << 20) -> bytes:
+    """Bytes of the file at ``path`` under the root (at most ``limit``)."""
+    fd = _open(rootfd, path, os.O_RDONLY)
+    try:
+        chunks = []
+        total = 0
+        while total < limit:
+            chunk = os.read(fd, min(65536, limit - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_many(rootfd: int, paths, limit: int = 1 << 16) -> list:
+    """Contents of each path (bytes), or a negative errno where it failed."""
+    out = []
+    for p in paths:
+        try:
+            out.append(read_at(rootfd, p, limit))
+        except OSError as err:
+            out.append(-(err.errno or errno.EIO))
+    return out
+
+
+def list_at(rootfd: int, path: str) -> list:
+    """Names in the directory at ``path`` under the root (unsorted)."""
+    fd = _open(rootfd, path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return os.listdir(fd)
+    finally:
+        os.close(fd)
+
+
+def kind_at(rootfd: int, path: str) -> int:
+    """0 missing, 1 regular file (or other non-directory), 2 directory."""
+    try:
+        fd = _open(rootfd, path, os.O_RDONLY | getattr(os, "O_PATH", 0))
+    except OSError:
+        return 0
+    try:
+        return 2 if stat.S_ISDIR(os.fstat(fd).st_mode) else 1
+    finally:
+        os.close(fd)
+
+
+def write_at(rootfd: int, path: str, data: bytes) -> int:
+    """Write ``data`` to an existing file under the root; returns bytes written."""
+    fd = _open(rootfd, path, os.O_WRONLY)
+    try:
+        return os.write(fd, data)
+    finally:
+        os.close(fd)

@@ -1,0 +1,76 @@
+"""``pynuma`` command line: one module per command, imported only when used.
+
+Each command module exposes ``main(argv) -> int`` and builds its own
+argparse parser with :func:`pynuma.cli._common.parser`.  Errors become one
+line on stderr: exit 2 for bad input or usage, 1 for operational failures.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+
+# name -> (module, one-line summary).  Keep the summaries short: they are the help.
+COMMANDS = {
+    "topology": ("pynuma.cli.topology", "CPUs, caches, NUMA nodes, memory, hugepages and distances"),
+    "allocate": ("pynuma.cli.allocate", "pick CPUs as the kubelet's CPU Manager static policy would"),
+    "hints": ("pynuma.cli.hints", "merge topology hints as the kubelet's Topology Manager would"),
+    "admit": ("pynuma.cli.admit", "admit a pod: hints, merged affinity, CPUs and memory it would get"),
+    "state": ("pynuma.cli.state", "show, check and fix kubelet cpu/memory manager checkpoint files"),
+    "hugepages": ("pynuma.cli.hugepages", "show or set hugepage pools per size and NUMA node"),
+    "eviction": ("pynuma.cli.eviction", "eviction signals, thresholds, node conditions and ranked pods"),
+    "allocatable": ("pynuma.cli.allocatable", "node allocatable from capacity, reservations and thresholds"),
+    "qos": ("pynuma.cli.qos", "QoS class and OOM score adjustment of a pod's containers"),
+    "cgroups": ("pynuma.cli.cgroups", "walk kubelet pod and container cgroups and their usage"),
+    "run": ("pynuma.cli.run", "run a command with a CPU and memory placement (like numactl)"),
+    "bind": ("pynuma.cli.bind", "change the CPU affinity of a running process, migrate its pages"),
+    "show": ("pynuma.cli.show", "CPUs, memory nodes and memory policy of a process"),
+    "bench": ("pynuma.cli.bench", "NUMA memory latency and bandwidth microbenchmarks"),
+}
+
+
+def _usage() -> str:
+    width = max(len(n) for n in COMMANDS)
+    lines = ["usage: pynuma COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {summary}" for name, (_, summary) in COMMANDS.items()]
+    lines += ["", "Run 'pynuma COMMAND --help' for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``pynuma`` console script and ``python -m pynuma``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        from .. import __version__
+
+        print(f"pynuma {__version__}")
+        return 0
+    name = argv[0]
+    entry = COMMANDS.get(name)
+    if entry is None:
+        print(f"pynuma: error: unknown command {name!r} (see 'pynuma --help')", file=sys.stderr)
+        return 2
+    from ..errors import PynumaError
+
+    try:
+        module = importlib.import_module(entry[0])
+    except ModuleNotFoundError as err:
+        if err.name != entry[0]:
+            raise
+        print(f"pynuma {name}: error: this command is not available in this build", file=sys.stderr)
+        return 1
+    try:
+        return int(module.main(argv[1:]) or 0)
+    except PynumaError as err:
+        print(f"pynuma {name}: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,34 @@
+"""Pieces every command shares: the parser, root/topology options, JSON output."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line and exit status 2."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def parser(command: str, description: str) -> argparse.ArgumentParser:
+    """A parser for ``pynuma COMMAND``."""
+    return _Parser(prog=f"pynuma {command}", description=description)
+
+
+def add_root(p: argparse.ArgumentParser) -> None:
+    """``--root DIR``: read a saved dump instead of the live host."""
+    p.add_argument("--root", metavar="DIR", default="/",
+                   help="directory playing the part of / (a saved /sys + /proc dump); default: the live host")
+
+
+def add_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+
+
+def print_json(obj) -> None:
+    """Write ``obj`` as JSON to stdout, followed by a newline."""
+    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False))
+    sys.stdout.write("\n")

@@ -1,0 +1,184 @@
+"""``CPUSet``: the immutable set of CPU (or NUMA node) ids every pynuma API speaks.
+
+Backed by an arbitrary-precision bitmap, so 8192+ CPUs cost nothing
+special; parsing and formatting go through the native bitmap core when it
+is built.
+
+>>> s = CPUSet.parse("0-3,8")
+>>> str(s), len(s), 8 in s
+('0-3,8', 5, True)
+>>> (s - CPUSet([0, 1])).to_list()
+[2, 3, 8]
+"""
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Union
+
+from . import _impl
+
+_bitmap = _impl.select("bitmap")
+
+
+class CPUSet:
+    """An immutable, ordered set of non-negative integer ids."""
+
+    __slots__ = ("_bits",)
+
+    def __init__(self, ids: Union[Iterable[int], "CPUSet", None] = None) -> None:
+        bits = 0
+        if isinstance(ids, CPUSet):
+            bits = ids._bits
+        elif ids is not None:
+            for i in ids:
+                i = int(i)
+                if i < 0:
+                    raise ValueError(f"negative id {i} in CPU set")
+                bits |= 1 << i
+        object.__setattr__(self, "_bits", bits)
+
+    # -- construction -------------------------------------------------
+    @classmethod
+    def from_bits(cls, bits: int) -> "CPUSet":
+        """The set whose members are the 1-bits of ``bits``."""
+        if bits < 0:
+            raise ValueError("negative bitmap")
+        new = object.__new__(cls)
+        object.__setattr__(new, "_bits", bits)
+        return new
+
+    @classmethod
+    def parse(cls, text: str) -> "CPUSet":
+        """Parse a Linux cpulist (``"0-3,8"``); raises ``ValueError`` on bad text."""
+        return cls.from_bits(_bitmap.parse_cpulist(text))
+
+    @classmethod
+    def parse_mask(cls, text: str) -> "CPUSet":
+        """Parse a Linux cpumask (``"0000ffff,00000000"``); raises ``ValueError``."""
+        return cls.from_bits(_bitmap.parse_cpumask(text))
+
+    @classmethod
+    def range(cls, start: int, stop: int) -> "CPUSet":
+        """Ids ``start`` .. ``stop - 1``."""
+        if start < 0 or stop < start:
+            raise ValueError(f"bad range {start}..{stop}")
+        return cls.from_bits(((1 << (stop - start)) - 1) << start)
+
+    # -- formatting ---------------------------------------------------
+    def to_cpulist(self) -> str:
+        """Canonical cpulist text (``"0-3,8"``; ``""`` when empty)."""
+        return _bitmap.format_cpulist(self._bits)
+
+    def to_mask(self, min_words: int = 1) -> str:
+        """Linux cpumask text, most significant 32-bit word first."""
+        return _bitmap.format_cpumask(self._bits, min_words)
+
+    def to_list(self) -> list:
+        """Members in ascending order."""
+        return list(self)
+
+    @property
+    def bits(self) -> int:
+        """The bitmap as an int (bit i set means id i is a member)."""
+        return self._bits
+
+    def __str__(self) -> str:
+        return self.to_cpulist()
+
+    def __repr__(self) -> str:
+        return f"CPUSet({self.to_cpulist()!r})"
+
+    # -- set protocol -------------------------------------------------
+    def __len__(self) -> int:
+        return bin(self._bits).count("1")
+
+    def __bool__(self) -> bool:
+        return self._bits != 0
+
+    def __iter__(self) -> Iterator[int]:
+        bits = self._bits
+        while bits:
+            low = bits & -bits
+            yield low.bit_length() - 1
+            bits ^= low
+
+    def __contains__(self, cpu: object) -> bool:
+        return isinstance(cpu, int) and cpu >= 0 and (self._bits >> cpu) & 1 == 1
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, CPUSet):
+            return self._bits == other._bits
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(("CPUSet", self._bits))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("CPUSet is immutable")
+
+    def __reduce__(self):
+        return (CPUSet.from_bits, (self._bits,))
+
+    @staticmethod
+    def _coerce(other) -> int:
+        if isinstance(other, CPUSet):
+            return other._bits
+        return CPUSet(other)._bits
+
+    def union(self, *others) -> "CPUSet":
+        bits = self._bits
+        for o in others:
+            bits |= self._coerce(o)
+        return CPUSet.from_bits(bits)
+
+    def intersection(self, *others) -> "CPUSet":
+        bits = self._bits
+        for o in others:
+            bits &= self._coerce(o)
+        return CPUSet.from_bits(bits)
+
+    def difference(self, *others) -> "CPUSet":
+        bits = self._bits
+        for o in others:
+            bits &= ~self._coerce(o)
+        return CPUSet.from_bits(bits)
+
+    def symmetric_difference(self, other) -> "CPUSet":
+        return CPUSet.from_bits(self._bits ^ self._coerce(other))
+
+    __or__ = union
+    __and__ = intersection
+    __sub__ = difference
+    __xor__ = symmetric_difference
+
+    def issubset(self, other) -> bool:
+        return self._bits & ~self._coerce(other) == 0
+
+    def issuperset(self, other) -> bool:
+        return self._coerce(other) & ~self._bits == 0
+
+    def isdisjoint(self, other) -> bool:
+        return self._bits & self._coerce(other) == 0
+
+    __le__ = issubset
+    __ge__ = issuperset
+
+    def __lt__(self, other) -> bool:
+        return self.issubset(other) and self._bits != self._coerce(other)
+
+    def __gt__(self, other) -> bool:
+        return self.issuperset(other) and self._bits != self._coerce(other)
+
+    def min(self) -> int:
+        """Smallest member; ``ValueError`` when empty."""
+        if not self._bits:
+            raise ValueError("min() of an empty CPUSet")
+        return (self._bits & -self._bits).bit_length() - 1
+
+    def max(self) -> int:
+        """Largest member; ``ValueError`` when empty."""
+        if not self._bits:
+            raise ValueError("max() of an empty CPUSet")
+        return self._bits.bit_length() - 1
+
+
+EMPTY = CPUSet()

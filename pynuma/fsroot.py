@@ -1,0 +1,154 @@
+"""``FsRoot``: the one reader of ``/sys``, ``/proc`` and cgroupfs.
+
+Code writes readable absolute paths (``"/sys/devices/system/node"``) and the
+root re-bases them, so every feature works the same on the live host
+(``root="/"``) and on a saved dump of another machine.  Reads never escape
+the root (``..`` and absolute symlinks stay inside it).
+
+>>> fs = FsRoot("/")
+>>> fs.read_optional("/sys/devices/system/cpu/online")  # doctest: +SKIP
+'0-1\\n'
+"""
+from __future__ import annotations
+
+import errno
+import os
+from typing import Iterable, List, Optional
+
+from . import _impl
+from .errors import FakeRootRefused, ParseError, PynumaError, from_oserror
+
+_fsread = _impl.select("fsread")
+
+MISSING, FILE, DIRECTORY = 0, 1, 2
+
+
+class FsRoot:
+    """A directory playing the part of ``/`` for every read pynuma makes.
+
+    ``record=True`` keeps the list of files read and directories listed
+    (the benchmark's floor program replays them).
+    """
+
+    def __init__(self, root: str = "/", record: bool = False) -> None:
+        self.root = os.path.abspath(root)
+        self.is_host = self.root == "/"
+        try:
+            self._fd = _fsread.open_root(self.root)
+        except OSError as err:
+            raise PynumaError(f"root {root}: {err.strerror}") from err
+        self.files_read: Optional[List[str]] = [] if record else None
+        self.dirs_listed: Optional[List[str]] = [] if record else None
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            _fsread.close_root(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> "FsRoot":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        return f"FsRoot({self.root!r})"
+
+    # -- names --------------------------------------------------------
+    def host_path(self, path: str) -> str:
+        """Where ``path`` really is, for messages (``/dump/sys/...``)."""
+        return path if self.is_host else self.root + "/" + path.lstrip("/")
+
+    @staticmethod
+    def _rel(path: str) -> str:
+        rel = path.lstrip("/")
+        return rel or "."
+
+    # -- reads --------------------------------------------------------
+    def read_bytes(self, path: str, limit: int = 1 << 20) -> bytes:
+        """Bytes of a file; ``OSError`` when it cannot be read."""
+        if self.files_read is not None:
+            self.files_read.append(path)
+        return _fsread.read_at(self._fd, self._rel(path), limit)
+
+    def read_text(self, path: str) -> str:
+        """Text of a file (undecodable bytes replaced); ``OSError`` when unreadable."""
+        return self.read_bytes(path).decode("utf-8", "replace")
+
+    def read_optional(self, path: str) -> Optional[str]:
+        """Text of a file, or ``None`` when it is missing or unreadable."""
+        try:
+            return self.read_text(path)
+        except OSError:
+            return None
+
+    def read_many(self, paths: Iterable[str]) -> List[Optional[str]]:
+        """Texts of many small files in one native call; ``None`` where one failed."""
+        paths = list(paths)
+        if self.files_read is not None:
+            self.files_read.extend(paths)
+        raw = _fsread.read_many(self._fd, [self._rel(p) for p in paths])
+        return [r.decode("utf-8", "replace") if isinstance(r, bytes) else None for r in raw]
+
+    def read_required(self, path: str) -> str:
+        """Text of a file, or a :class:`PynumaError` naming it."""
+        try:
+            return self.read_text(path)
+        except OSError as err:
+            raise from_oserror(err, self.host_path(path)) from err
+
+    def parse(self, path: str, parser, default=None):
+        """``parser(text)`` of a file; ``default`` when missing; ``ParseError`` naming the file on bad text."""
+        text = self.read_optional(path)
+        if text is None:
+            return default
+        try:
+            return parser(text)
+        except ValueError as err:
+            raise ParseError(self.host_path(path), str(err)) from None
+
+    def listdir(self, path: str) -> List[str]:
+        """Sorted names in a directory; ``[]`` when it is missing or unreadable."""
+        if self.dirs_listed is not None:
+            self.dirs_listed.append(path)
+        try:
+            return sorted(_fsread.list_at(self._fd, self._rel(path)))
+        except OSError:
+            return []
+
+    def kind(self, path: str) -> int:
+        """``MISSING``, ``FILE`` or ``DIRECTORY``."""
+        return _fsread.kind_at(self._fd, self._rel(path))
+
+    def exists(self, path: str) -> bool:
+        return self.kind(path) != MISSING
+
+    def isdir(self, path: str) -> bool:
+        return self.kind(path) == DIRECTORY
+
+    # -- writes -------------------------------------------------------
+    def write_text(self, path: str, text: str) -> None:
+        """Write to an existing file under the root (sysfs/cgroupfs knobs).
+
+        Raises the matching :class:`PynumaError` (``AccessDenied`` when not
+        permitted) naming the file.
+        """
+        try:
+            _fsread.write_at(self._fd, self._rel(path), text.encode())
+        except OSError as err:
+            raise from_oserror(err, self.host_path(path)) from err
+
+    def require_host(self, what: str) -> None:
+        """Refuse live-host side effects while reading an alternate root."""
+        if not self.is_host:
+            raise FakeRootRefused(f"{what} acts on the live host, but the root is {self.root}")
+
+
+def errno_name(code: int) -> str:
+    return errno.errorcode.get(abs(code), str(code))
