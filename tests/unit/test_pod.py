@@ -1,0 +1,77 @@
+"""Pod manifests and the compact vector form."""
+import json
+
+import pytest
+
+from pynuma.errors import InputError
+from pynuma.pod import Pod, load_pods
+
+MANIFEST = """
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web
+  namespace: shop
+  uid: 1234-abcd
+spec:
+  priority: 10
+  initContainers:
+  - name: proxy
+    restartPolicy: Always
+    resources: {requests: {cpu: 100m}}
+  containers:
+  - name: app
+    resources:
+      requests: {cpu: "2", memory: 1Gi}
+      limits: {cpu: "2", memory: 1Gi, hugepages-2Mi: 4Mi}
+"""
+
+
+def test_manifest_is_read_with_resources_and_sidecars(tmp_path):
+    path = tmp_path / "pod.yaml"
+    path.write_text(MANIFEST)
+    (pod,) = load_pods(str(path))
+    assert (pod.name, pod.namespace, pod.uid, pod.priority) == ("web", "shop", "1234-abcd", 10)
+    assert [c.name for c in pod.all_containers()] == ["proxy", "app"]
+    assert pod.init_containers[0].is_sidecar
+    app = pod.container("app")
+    assert app.requests["memory"].value() == 1 << 30
+    assert app.limits["hugepages-2Mi"].value() == 4 << 20
+    assert app.request("hugepages-2Mi").value() == 4 << 20  # defaults to the limit
+
+
+def test_compact_form_and_json_list(tmp_path):
+    pods = [{"name": "a", "priority": 0, "containers": [{"name": "c", "requests": {"memory": "1Gi"}, "limits": {}}]},
+            {"name": "b", "containers": []}]
+    path = tmp_path / "pods.json"
+    path.write_text(json.dumps(pods))
+    loaded = load_pods(str(path))
+    assert [p.name for p in loaded] == ["a", "b"]
+    assert loaded[0].containers[0].requests["memory"].value() == 1 << 30
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("kind: Deployment\nmetadata: {name: x}\nspec: {}\n", "is not a Pod"),
+    ("kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, resources: {requests: {cpu: 1.5.3}}}]}\n", "1.5.3"),
+    ("kind: Pod\nmetadata: {name: x}\nspec: {containers: [{resources: {}}]}\n", "missing name"),
+    ("a: [\n", "malformed YAML"),
+    ("", "no pod found"),
+])
+def test_bad_manifests_name_the_file_and_problem(tmp_path, text, fragment):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        load_pods(str(path))
+    assert fragment in str(err.value)
+    assert "bad.yaml" in str(err.value) or fragment in ("missing name",)
+
+
+def test_missing_file():
+    with pytest.raises(InputError, match="nope.yaml"):
+        load_pods("/nonexistent/nope.yaml")
+
+
+def test_pod_is_immutable():
+    pod = Pod.from_dict({"name": "x", "containers": []})
+    with pytest.raises(AttributeError):
+        pod.name = "y"
