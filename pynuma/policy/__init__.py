@@ -1,0 +1,1 @@
+"""Pure kubelet policies: data in, decision out, no I/O."""

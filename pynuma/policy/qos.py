@@ -1,0 +1,99 @@
+"""Pod QoS class (Guaranteed / Burstable / BestEffort) as the kubelet computes it.
+
+>>> from pynuma.pod import Pod
+>>> qos_class(Pod.from_dict({"name": "p", "containers": [{"name": "c"}]}))
+'BestEffort'
+
+Rules (kubernetes ``pkg/apis/core/v1/helper/qos``): only cpu and memory count;
+zero quantities count as unset; an already-set ``status.qosClass`` wins; with
+the PodLevelResources gate and pod-level cpu/memory set, the pod-level
+resources alone decide.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Dict, Iterable, Mapping, Optional, Tuple
+
+from ..pod import Container, Pod
+from ..quantity import Quantity
+
+GUARANTEED, BURSTABLE, BEST_EFFORT = "Guaranteed", "Burstable", "BestEffort"
+QOS_CLASSES = (GUARANTEED, BURSTABLE, BEST_EFFORT)
+
+# Only these resources take part in QoS: hugepages and extended resources never do.
+_QOS_RESOURCES = ("cpu", "memory")
+
+
+def _is_pod_level_resource(name: str) -> bool:
+    # Resources the API accepts in pod.spec.resources (KEP-2837).
+    return name in _QOS_RESOURCES or name.startswith("hugepages-")
+
+
+def uses_pod_level_resources(pod: Pod, pod_level_resources: bool = True) -> bool:
+    """Whether the pod's own ``spec.resources`` decide (gate on and a supported resource set there)."""
+    if not pod_level_resources:
+        return False
+    names = list((pod.pod_requests or {}).keys()) + list((pod.pod_limits or {}).keys())
+    return any(_is_pod_level_resource(n) for n in names)
+
+
+def _defaulted_requests(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity]) -> Dict[str, Quantity]:
+    # API defaulting: a limit with no request (key absent, not zero) becomes the request.
+    out = dict(requests)
+    for name, q in limits.items():
+        if name not in out:
+            out[name] = q
+    return out
+
+
+def _positive(res: Mapping[str, Quantity]) -> Dict[str, Fraction]:
+    return {n: q.amount for n, q in res.items() if n in _QOS_RESOURCES and q.amount > 0}
+
+
+def _accumulate(into: Dict[str, Fraction], res: Mapping[str, Fraction]) -> None:
+    for name, amount in res.items():
+        into[name] = into.get(name, Fraction(0)) + amount
+
+
+def _collect(pairs: Iterable[Tuple[Mapping[str, Quantity], Mapping[str, Quantity]]]):
+    """Sum positive cpu/memory requests and limits; guaranteed-capable iff every pair limits both."""
+    requests: Dict[str, Fraction] = {}
+    limits: Dict[str, Fraction] = {}
+    all_limited = True
+    for reqs, lims in pairs:
+        reqs = _defaulted_requests(reqs, lims)
+        pos_lims = _positive(lims)
+        _accumulate(requests, _positive(reqs))
+        _accumulate(limits, pos_lims)
+        if not all(r in pos_lims for r in _QOS_RESOURCES):
+            all_limited = False
+    return requests, limits, all_limited
+
+
+def _container_pairs(containers: Iterable[Container]):
+    return [(c.requests, c.limits) for c in containers]
+
+
+def compute_qos_class(pod: Pod, pod_level_resources: bool = True) -> str:
+    """QoS class from the spec alone (``ComputePodQOS``), ignoring ``status.qosClass``."""
+    if uses_pod_level_resources(pod, pod_level_resources):
+        pairs = [(pod.pod_requests or {}, pod.pod_limits or {})]
+    else:
+        pairs = _container_pairs(pod.containers) + _container_pairs(pod.init_containers)
+    requests, limits, all_limited = _collect(pairs)
+    if not requests and not limits:
+        return BEST_EFFORT
+    if all_limited and requests.keys() == limits.keys() and all(limits[n] == requests[n] for n in requests):
+        return GUARANTEED
+    return BURSTABLE
+
+
+def qos_class(pod: Pod, pod_level_resources: bool = True) -> str:
+    """The pod's QoS class: ``status.qosClass`` when already set, else :func:`compute_qos_class`.
+
+    ``pod_level_resources`` is the kubelet's ``PodLevelResources`` feature gate.
+    """
+    status: Optional[str] = pod.status_qos_class
+    if status:
+        return status
+    return compute_qos_class(pod, pod_level_resources)
