@@ -1,0 +1,146 @@
+"""Container ``oom_score_adj`` as the current kubelet sets it.
+
+>>> from pynuma.pod import Pod
+>>> pod = Pod.from_dict({"name": "p", "containers": [{"name": "c", "requests": {"memory": "1G"}}]})
+>>> container_oom_score_adj(pod, "c", 8 * 10**9)
+875
+
+Rules (kubernetes ``pkg/kubelet/qos/policy.go``, pod-level-resources era,
+without the alpha ``KubeletOOMScoreAdjTieBreak`` nudge): node-critical pods
+and Guaranteed pods get -997, BestEffort 1000; Burstable containers get
+``1000 - 1000 * request / capacity`` (integer division), plus an equal share
+of any pod-level memory request the containers leave unclaimed, a sidecar
+never scores above the smallest app container, and the result is clamped to
+``[3, 999]``.
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Union
+
+from ..errors import InputError
+from ..pod import Container, Pod
+from .qos import BEST_EFFORT, GUARANTEED, qos_class
+
+KUBELET_OOM_SCORE_ADJ = -999
+KUBE_PROXY_OOM_SCORE_ADJ = -999
+GUARANTEED_OOM_SCORE_ADJ = -997
+BEST_EFFORT_OOM_SCORE_ADJ = 1000
+
+# kubelet pkg/scheduling: priorities at or above this are "system critical".
+SYSTEM_CRITICAL_PRIORITY = 2 * 10**9
+NODE_CRITICAL_CLASS = "system-node-critical"
+_CONFIG_SOURCE = "kubernetes.io/config.source"
+_CONFIG_MIRROR = "kubernetes.io/config.mirror"
+
+
+def is_critical_pod(pod: Pod) -> bool:
+    """Static pods, mirror pods and pods with a system-critical priority (kubelet ``IsCriticalPod``)."""
+    source = pod.annotations.get(_CONFIG_SOURCE)
+    if source is not None and source != "api":
+        return True
+    if _CONFIG_MIRROR in pod.annotations:
+        return True
+    return pod.priority is not None and pod.priority >= SYSTEM_CRITICAL_PRIORITY
+
+
+def is_node_critical_pod(pod: Pod) -> bool:
+    """Critical and in the ``system-node-critical`` priority class."""
+    return is_critical_pod(pod) and pod.priority_class_name == NODE_CRITICAL_CLASS
+
+
+def _mem(c: Container) -> int:
+    q = c.request("memory")
+    return q.value() if q is not None else 0
+
+
+def _div(a: int, b: int) -> int:
+    # Go's integer division truncates toward zero; Python's // floors.
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def aggregate_memory_request(pod: Pod) -> int:
+    """The pod's effective memory request from its containers (``AggregateContainerRequests``).
+
+    max(app containers + sidecars, the peak of each regular init container plus
+    the sidecars started before it).
+    """
+    total = sum(_mem(c) for c in pod.containers)
+    sidecars = 0
+    init_peak = 0
+    for c in pod.init_containers:
+        if c.is_sidecar:
+            total += _mem(c)
+            sidecars += _mem(c)
+            need = sidecars
+        else:
+            need = _mem(c) + sidecars
+        init_peak = max(init_peak, need)
+    return max(total, init_peak)
+
+
+def _pod_level_memory_request(pod: Pod, pod_level_resources: bool) -> Optional[int]:
+    """The pod-level memory request when pod-level requests count, else None."""
+    if not pod_level_resources or not pod.pod_requests:
+        return None
+    if not any(n in ("cpu", "memory") for n in pod.pod_requests):
+        return None
+    q = pod.pod_requests.get("memory")
+    return q.value() if q is not None else 0
+
+
+def remaining_memory_per_container(pod: Pod, pod_level_resources: bool = True) -> int:
+    """Unclaimed pod-level memory request shared equally among app and init containers (0 when none)."""
+    pod_req = _pod_level_memory_request(pod, pod_level_resources)
+    if not pod_req:
+        return 0
+    count = len(pod.containers) + len(pod.init_containers)
+    if count == 0:
+        return 0
+    return _div(pod_req - aggregate_memory_request(pod), count)
+
+
+def _clamp(adj: int) -> int:
+    # Burstable must stay above Guaranteed (-997 + 1000 = 3) and below BestEffort.
+    if adj < 1000 + GUARANTEED_OOM_SCORE_ADJ:
+        return 1000 + GUARANTEED_OOM_SCORE_ADJ
+    if adj == BEST_EFFORT_OOM_SCORE_ADJ:
+        return adj - 1
+    return adj
+
+
+def container_oom_score_adj(pod: Pod, container: Union[str, Container], memory_capacity: int, *,
+                            pod_level_resources: bool = True, legacy_critical: bool = False) -> int:
+    """``oom_score_adj`` the kubelet gives ``container`` (a name or one of ``pod``'s containers).
+
+    ``memory_capacity`` is the node's memory capacity in bytes.
+    ``pod_level_resources`` is the kubelet's ``PodLevelResources`` gate.
+    ``legacy_critical=True`` reproduces kubelets before v1.24ish that gave every
+    critical pod (not only ``system-node-critical`` ones) -997.
+    """
+    if isinstance(container, str):
+        container = pod.container(container)
+    if isinstance(memory_capacity, bool) or not isinstance(memory_capacity, int) or memory_capacity <= 0:
+        raise InputError(f"memory capacity must be a positive number of bytes, got {memory_capacity!r}")
+    critical = is_critical_pod(pod) if legacy_critical else is_node_critical_pod(pod)
+    if critical:
+        return GUARANTEED_OOM_SCORE_ADJ
+    qos = qos_class(pod, pod_level_resources)
+    if qos == GUARANTEED:
+        return GUARANTEED_OOM_SCORE_ADJ
+    if qos == BEST_EFFORT:
+        return BEST_EFFORT_OOM_SCORE_ADJ
+    share = remaining_memory_per_container(pod, pod_level_resources)
+    adj = 1000 - _div(1000 * (_mem(container) + share), memory_capacity)
+    is_sidecar = container.is_sidecar and any(c is container or c.name == container.name
+                                              for c in pod.init_containers)
+    if is_sidecar and pod.containers:
+        # A sidecar lives as long as the app containers: never more killable than the smallest one.
+        smallest = min(_mem(c) for c in pod.containers) + share
+        adj = min(adj, 1000 - _div(1000 * smallest, memory_capacity))
+    return _clamp(adj)
+
+
+def pod_oom_score_adjs(pod: Pod, memory_capacity: int, **options) -> Dict[str, int]:
+    """``{container name: oom_score_adj}`` for every init and app container of ``pod``."""
+    return {c.name: container_oom_score_adj(pod, c, memory_capacity, **options) for c in pod.all_containers()}

@@ -1,0 +1,36 @@
+"""Every vector of kubelet/oom_score.json: the container oom_score_adj."""
+from __future__ import annotations
+
+import pytest
+
+from pynuma.pod import Pod
+from pynuma.policy.oom_score import container_oom_score_adj
+from pynuma.policy.qos import qos_class
+from tests.conformance.vectors import vectors
+
+
+def _case(v):
+    pod = Pod.from_dict(v["pod"], where=f"vector {v['name']}")
+    gates = v.get("feature_gates") or {}
+    return pod, bool(gates.get("PodLevelResources", True))
+
+
+@pytest.mark.parametrize("v", vectors("oom_score.json"))
+def test_oom_score_adj(v):
+    pod, plr = _case(v)
+    got = container_oom_score_adj(pod, v["container"], int(v["memory_capacity"]), pod_level_resources=plr)
+    assert got == v["expect"]
+    low, high = v.get("expect_range_in_test") or (got, got)
+    assert low <= got <= high
+    if "legacy_expect" in v:  # what older kubelets returned: our legacy option must reproduce it
+        legacy = container_oom_score_adj(pod, v["container"], int(v["memory_capacity"]),
+                                         pod_level_resources=plr, legacy_critical=True)
+        assert legacy == v["legacy_expect"]
+
+
+@pytest.mark.parametrize("v", vectors("oom_score.json"))
+def test_oom_score_vector_qos_agrees(v):
+    # The vector states the pod's QoS "for convenience": it must match ours.
+    pod, plr = _case(v)
+    assert qos_class(pod, plr) == v["qos"]
+
