@@ -60,6 +60,11 @@ class FsRoot:
     def __repr__(self) -> str:
         return f"FsRoot({self.root!r})"
 
+    @property
+    def root_fd(self) -> int:
+        """The root's open directory fd, for native readers that ``openat`` below it."""
+        return self._fd
+
     # -- names --------------------------------------------------------
     def host_path(self, path: str) -> str:
         """Where ``path`` really is, for messages (``/dump/sys/...``)."""
