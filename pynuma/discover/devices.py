@@ -1,0 +1,195 @@
+"""PCI devices from ``/sys/bus/pci/devices``: ids, kind, NUMA locality, SR-IOV links.
+
+Reads every device's small files in one batched ``FsRoot.read_many`` call.
+Tolerant like the rest of discovery: a device whose class cannot be read
+is skipped with a warning naming the file; an unreadable id or locality
+becomes ``None`` with a warning.  ``numa_node`` ``-1`` means the firmware
+did not say (common on single-node machines and VMs): reported as ``None``,
+never guessed.
+
+>>> classify(0x010802)
+('nvme', 'mass storage controller')
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ..cpuset import CPUSet
+from ..fsroot import FsRoot
+from ..model_devices import NetInterface, PciDevice
+
+BASE = "/sys/bus/pci/devices"
+ADDRESS = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+# Per device, read in one batch, in this order.
+FILES = ("class", "vendor", "device", "numa_node", "local_cpulist", "local_cpus", "uevent",
+         "sriov_totalvfs", "sriov_numvfs", "physfn/uevent")
+
+# PCI base classes (PCI Code and ID Assignment Specification, "Base Class").
+BASE_CLASSES = {
+    0x00: "unclassified device", 0x01: "mass storage controller", 0x02: "network controller",
+    0x03: "display controller", 0x04: "multimedia controller", 0x05: "memory controller",
+    0x06: "bridge", 0x07: "communication controller", 0x08: "generic system peripheral",
+    0x09: "input device controller", 0x0a: "docking station", 0x0b: "processor",
+    0x0c: "serial bus controller", 0x0d: "wireless controller", 0x0e: "intelligent controller",
+    0x0f: "satellite communications controller", 0x10: "encryption controller",
+    0x11: "signal processing controller", 0x12: "processing accelerator",
+    0x13: "non-essential instrumentation", 0x40: "coprocessor", 0xff: "unassigned class",
+}
+
+
+# -- pure parsers -------------------------------------------------------
+def parse_hex(text: str) -> int:
+    """A sysfs hex id (``"0x8086\\n"``) as an int; ``ValueError`` on anything else."""
+    t = text.strip(" \t\r\n\x00")
+    if t[:2] in ("0x", "0X"):
+        t = t[2:]
+    if not t or len(t) > 8 or t.strip("0123456789abcdefABCDEF"):
+        raise ValueError(f"invalid hex id {text.strip()!r}")
+    return int(t, 16)
+
+
+def parse_numa_node(text: str) -> Optional[int]:
+    """A device's ``numa_node``: the node id, or ``None`` for ``-1`` (unknown)."""
+    t = text.strip(" \t\r\n\x00")
+    if t.lstrip("-").isdigit() and t.count("-") <= 1 and not t.endswith("-"):
+        value = int(t)
+        if value >= 0:
+            return value
+        if value == -1:
+            return None
+    raise ValueError(f"invalid numa_node {text.strip()!r}")
+
+
+def parse_count(text: str) -> int:
+    """A non-negative decimal count (``sriov_numvfs``)."""
+    t = text.strip(" \t\r\n\x00")
+    if not t.isdigit() or not t.isascii():
+        raise ValueError(f"invalid count {text.strip()!r}")
+    return int(t)
+
+
+def parse_uevent(text: str) -> Dict[str, str]:
+    """A sysfs ``uevent`` file (``KEY=value`` lines) as a dict; lines without ``=`` are ignored."""
+    out = {}
+    for line in text.splitlines():
+        key, eq, value = line.strip("\x00").partition("=")
+        if eq and key:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def classify(class_code: int) -> Tuple[str, str]:
+    """``(kind, class name)`` of a 24-bit PCI class code.
+
+    Kinds: ``gpu`` (VGA, XGA, 3D and other display controllers), ``nic``
+    (every network controller, InfiniBand included), ``nvme`` (non-volatile
+    memory controllers), ``accelerator`` (processing accelerators, co-processors),
+    ``other``.
+    """
+    base, sub, prog = (class_code >> 16) & 0xFF, (class_code >> 8) & 0xFF, class_code & 0xFF
+    name = BASE_CLASSES.get(base, "unknown class")
+    if base == 0x03:
+        kind = "gpu"
+    elif base == 0x02:
+        kind = "nic"
+    elif base == 0x01 and sub == 0x08:
+        kind = "nvme"
+    elif base == 0x12 or base == 0x40 or (base == 0x0b and sub == 0x40):
+        kind = "accelerator"
+    else:
+        kind = "other"
+    del prog  # the programming interface does not change the kind
+    return kind, name
+
+
+# -- discovery ----------------------------------------------------------
+def _parse_or_warn(text: Optional[str], parser, path: str, warnings: List[str], default=None):
+    if text is None:
+        return default
+    try:
+        return parser(text)
+    except ValueError as err:
+        warnings.append(f"{path}: {err}; ignored")
+        return default
+
+
+def discover_devices(fs: FsRoot, warnings: Optional[List[str]] = None) -> Tuple[PciDevice, ...]:
+    """Every PCI function under the root, in address order (tolerant; warnings appended)."""
+    if warnings is None:
+        warnings = []
+    addresses = []
+    for name in fs.listdir(BASE):
+        if ADDRESS.match(name):
+            addresses.append(name)
+        else:
+            warnings.append(f"{fs.host_path(BASE)}/{name}: not a PCI address; skipped")
+    if not addresses:
+        return ()
+    texts = fs.read_many(f"{BASE}/{a}/{f}" for a in addresses for f in FILES)
+    found = []
+    n = len(FILES)
+    for i, addr in enumerate(addresses):
+        dev = _device(fs, addr, dict(zip(FILES, texts[i * n:(i + 1) * n])), warnings)
+        if dev is not None:
+            found.append(dev)
+    return link_virtfns(found)
+
+
+def _device(fs: FsRoot, addr: str, t: Dict[str, Optional[str]], warnings: List[str]) -> Optional[PciDevice]:
+    where = f"{fs.host_path(BASE)}/{addr}"
+    if t["class"] is None:
+        warnings.append(f"{where}/class: missing or unreadable; device skipped")
+        return None
+    try:
+        class_code = parse_hex(t["class"])
+    except ValueError as err:
+        warnings.append(f"{where}/class: {err}; device skipped")
+        return None
+    kind, class_name = classify(class_code)
+    node = _parse_or_warn(t["numa_node"], parse_numa_node, f"{where}/numa_node", warnings)
+    cpus = _parse_or_warn(t["local_cpulist"], CPUSet.parse, f"{where}/local_cpulist", warnings)
+    if cpus is None and t["local_cpulist"] is None:
+        cpus = _parse_or_warn(t["local_cpus"], CPUSet.parse_mask, f"{where}/local_cpus", warnings)
+    uevent = parse_uevent(t["uevent"] or "")
+    physfn = None
+    if t["physfn/uevent"] is not None:
+        physfn = parse_uevent(t["physfn/uevent"]).get("PCI_SLOT_NAME")
+        if physfn is None:
+            warnings.append(f"{where}/physfn/uevent: no PCI_SLOT_NAME; PF link dropped")
+    return PciDevice(
+        addr, class_code,
+        _parse_or_warn(t["vendor"], parse_hex, f"{where}/vendor", warnings),
+        _parse_or_warn(t["device"], parse_hex, f"{where}/device", warnings),
+        kind, class_name, node, cpus, uevent.get("DRIVER"),
+        _parse_or_warn(t["sriov_totalvfs"], parse_count, f"{where}/sriov_totalvfs", warnings),
+        _parse_or_warn(t["sriov_numvfs"], parse_count, f"{where}/sriov_numvfs", warnings),
+        physfn,
+    )
+
+
+def link_virtfns(devices: Iterable[PciDevice]) -> Tuple[PciDevice, ...]:
+    """Fill each physical function's ``virtfns`` from its virtual functions' ``physfn`` links."""
+    devices = list(devices)
+    children: Dict[str, List[str]] = {}
+    for d in devices:
+        if d.physfn is not None:
+            children.setdefault(d.physfn, []).append(d.address)
+    if not children:
+        return tuple(devices)
+    return tuple(d.replace(virtfns=tuple(sorted(children[d.address]))) if d.address in children else d
+                 for d in devices)
+
+
+def attach_net(devices: Sequence[PciDevice], interfaces: Iterable[NetInterface]) -> Tuple[PciDevice, ...]:
+    """Devices with ``net`` filled from the interfaces that map to them."""
+    names: Dict[str, List[str]] = {}
+    for iface in interfaces:
+        if iface.pci_address is not None:
+            names.setdefault(iface.pci_address, []).append(iface.name)
+    return tuple(d.replace(net=tuple(sorted(names[d.address]))) if d.address in names else d for d in devices)
+
+
+def from_dict(data) -> PciDevice:
+    """Loader for saved topologies (``pynuma.model.EXTRA_LOADERS``)."""
+    return PciDevice.from_dict(data)
