@@ -1,0 +1,142 @@
+"""Load a CPU topology from a JSON file (``--topology FILE``).
+
+Two forms are accepted:
+
+* a saved ``pynuma topology --json`` document (it has ``numa_nodes`` and a
+  ``cpus`` list of ``{"id","package","die","cluster","core_id","core","node",
+  "uncore_cache","online"}``): online CPUs, true counts, uncore id falling
+  back to the socket id as cAdvisor does;
+* the minimal form of the kubelet conformance ``topologies.json`` entries:
+  ``{"cpus": [{"id","package","node","core","uncore_cache"?}], "declared"?: {...},
+  "distances"?: [[...]] | null}`` (a missing ``uncore_cache`` is 0, the Go zero
+  value; ``declared`` counts override the derived ones), or a map holding
+  exactly one such entry by name.
+
+>>> load_cpu_topology_data({"cpus": [{"id": 0, "package": 0, "node": 0, "core": 0}]}).num_cpus
+1
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from .errors import InputError, ParseError
+from .policy.cpu_topology import CPUInfo, CPUTopology
+
+DECLARED_KEYS = ("num_cpus", "num_cores", "num_sockets", "num_numa_nodes", "num_uncore_caches")
+
+
+def load_cpu_topology(path: str) -> CPUTopology:
+    """Read ``path`` and build a :class:`CPUTopology`; ``ParseError`` naming the file on bad content."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as err:
+        raise InputError(f"{path}: {err.strerror or err}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as err:
+        raise ParseError(path, f"not JSON: {err}") from None
+    try:
+        return load_cpu_topology_data(data)
+    except ValueError as err:
+        raise ParseError(path, str(err)) from None
+
+
+def _int(raw: Any, where: str, allow_none: bool = False):
+    if raw is None and allow_none:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ValueError(f"{where}: expected a non-negative integer, got {raw!r}")
+    return raw
+
+
+def _is_pynuma_document(data: Mapping) -> bool:
+    return "numa_nodes" in data or "online_cpus" in data
+
+
+def load_cpu_topology_data(data: Any) -> CPUTopology:
+    """Build a :class:`CPUTopology` from parsed JSON (either form); ``ValueError`` on bad data."""
+    if not isinstance(data, Mapping):
+        raise ValueError("expected a JSON object with a 'cpus' list")
+    if "cpus" not in data:
+        entries = [v for v in data.values() if isinstance(v, Mapping) and "cpus" in v]
+        if len(data) == 1 and len(entries) == 1:
+            data = entries[0]
+        elif entries:
+            raise ValueError(f"holds {len(data)} topologies ({', '.join(sorted(map(str, data)))}); "
+                             "give a file with exactly one")
+        else:
+            raise ValueError("no 'cpus' list")
+    cpus = data.get("cpus")
+    if not isinstance(cpus, list) or not cpus:
+        raise ValueError("'cpus' must be a non-empty list")
+    pynuma_doc = _is_pynuma_document(data)
+    details = {}
+    for i, raw in enumerate(cpus):
+        where = f"cpus[{i}]"
+        if not isinstance(raw, Mapping):
+            raise ValueError(f"{where}: expected an object")
+        if pynuma_doc and raw.get("online") is False:
+            continue
+        cid = _int(raw.get("id"), f"{where}.id")
+        sock = _int(raw.get("package", raw.get("socket")), f"{where}.package")
+        node = _int(raw.get("node", 0), f"{where}.node", allow_none=pynuma_doc)
+        core = _int(raw.get("core"), f"{where}.core")
+        unc = _int(raw.get("uncore_cache"), f"{where}.uncore_cache", allow_none=True)
+        if unc is None:
+            # pynuma documents say "unknown" with null: cAdvisor falls back to the socket id.
+            # The minimal form follows the Go literal: absent means zero.
+            unc = sock if pynuma_doc else 0
+        if cid in details:
+            raise ValueError(f"{where}: CPU {cid} listed twice")
+        details[cid] = CPUInfo(cid, sock, 0 if node is None else node, core, unc)
+    if not details:
+        raise ValueError("no online CPUs")
+    declared = data.get("declared") or {}
+    if not isinstance(declared, Mapping):
+        raise ValueError("'declared' must be an object")
+    unknown = set(declared) - set(DECLARED_KEYS)
+    if unknown:
+        raise ValueError(f"declared: unknown key(s) {sorted(unknown)}")
+    counts = {k: _int(declared[k], f"declared.{k}") for k in DECLARED_KEYS if k in declared}
+    nodes, matrix = _nodes_and_distances(data, pynuma_doc)
+    all_nodes = sorted(set(nodes) | {c.node for c in details.values()})
+    if matrix is not None:
+        matrix = _matrix(matrix, nodes or all_nodes, all_nodes)
+    return CPUTopology(details, machine_numa_nodes=all_nodes, distances=matrix, **counts)
+
+
+def _nodes_and_distances(data: Mapping, pynuma_doc: bool):
+    nodes = []
+    raw_nodes = data.get("numa_nodes")
+    if isinstance(raw_nodes, list):
+        for i, n in enumerate(raw_nodes):
+            nid = n.get("id") if isinstance(n, Mapping) else n
+            nodes.append(_int(nid, f"numa_nodes[{i}].id"))
+    dist = data.get("distances")
+    if dist is None:
+        return nodes, None
+    if isinstance(dist, Mapping):  # pynuma: {"nodes": [...], "matrix": [[...]], "source": ...}
+        if dist.get("matrix") is None:
+            return nodes, None
+        dnodes = dist.get("nodes") or nodes
+        return [_int(n, "distances.nodes[]") for n in dnodes], dist["matrix"]
+    if isinstance(dist, list):
+        return nodes, dist
+    raise ValueError("'distances' must be a matrix, an object with 'matrix', or null")
+
+
+def _matrix(matrix: Any, src_nodes, nodes):
+    if not isinstance(matrix, list) or len(matrix) != len(src_nodes):
+        raise ValueError(f"distances: expected a {len(src_nodes)}x{len(src_nodes)} matrix")
+    for r, row in enumerate(matrix):
+        if not isinstance(row, list) or len(row) != len(src_nodes):
+            raise ValueError(f"distances[{r}]: expected {len(src_nodes)} values")
+        for c, v in enumerate(row):
+            _int(v, f"distances[{r}][{c}]")
+    pos = {n: i for i, n in enumerate(src_nodes)}
+    missing = [n for n in nodes if n not in pos]
+    if missing:
+        raise ValueError(f"distances: no row for NUMA node(s) {missing}")
+    return [[matrix[pos[a]][pos[b]] for b in nodes] for a in nodes]
