@@ -1,0 +1,315 @@
+"""One pass of the kubelet eviction manager as a pure step function.
+
+>>> state = EvictionState()
+>>> state, decision = synchronize(config, state, stats, pods, now)  # doctest: +SKIP
+
+``stats`` holds the signal observations and per-pod usage; ``now`` is in
+seconds; ``reclaim`` (optional) stands for node-level garbage collection:
+it is called with the GC functions the kubelet would run (``"containers"``,
+``"images"``) and returns the stats seen afterwards (``None``: unchanged).
+The decision says which conditions the node reports, what was met, what
+was reclaimed, how pods rank and which pod(s) are evicted with the exact
+status the kubelet writes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ...errors import InputError
+from ...pod import Pod
+from ...quantity import Quantity
+from . import conditions as cond
+from . import met
+from .messages import (
+    container_ephemeral_message, empty_dir_message, eviction_message, evicted_status, node_condition_message,
+    pod_ephemeral_message, REASON,
+)
+from .observations import Observation
+from .ranking import FsUsage, PodStats, pod_priority, signal_rank_funcs, stats_lookup
+from .signals import (
+    CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, EPHEMERAL_STORAGE, IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE,
+    MEMORY_PRESSURE, NODEFS_AVAILABLE, NODEFS_INODES_FREE,
+)
+from .thresholds import Threshold, update_containerfs_thresholds
+
+IMMEDIATE_GRACE_PERIOD_S = 1  # hard thresholds and local-storage limits (0 before v1.21-ish)
+SYSTEM_CRITICAL_PRIORITY = 2000000000
+GC_CONTAINERS, GC_IMAGES = "containers", "images"
+SPLIT_FS_WITHOUT_GATE = "KubeletSeparateDiskGC is turned off but we still have a split filesystem"
+
+
+@dataclass(frozen=True)
+class FsLayout:
+    """Where images and writable layers live relative to the kubelet root filesystem."""
+
+    dedicated_image_fs: bool = False
+    container_fs_separate: bool = False
+
+
+@dataclass(frozen=True)
+class EvictionConfig:
+    """Eviction manager configuration (thresholds already parsed)."""
+
+    thresholds: Tuple[Threshold, ...] = ()
+    max_pod_grace_period_s: int = 0
+    pressure_transition_period_s: float = cond.DEFAULT_PRESSURE_TRANSITION_PERIOD_S
+    local_storage_capacity_isolation: bool = True
+    layout: FsLayout = FsLayout()
+    separate_disk_gc: bool = True           # feature gate KubeletSeparateDiskGC (beta, on)
+    pod_disruption_conditions: bool = True  # feature gate PodDisruptionConditions (GA)
+    hard_grace_period_s: int = IMMEDIATE_GRACE_PERIOD_S
+
+
+@dataclass(frozen=True)
+class NodeStats:
+    """What one stats summary says: signal observations and per-pod usage by pod uid."""
+
+    observations: Mapping[str, Observation] = field(default_factory=dict)
+    pods: Mapping[str, PodStats] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EvictionState:
+    """What the manager remembers between passes."""
+
+    thresholds: Optional[Tuple[Threshold, ...]] = None  # after the containerfs rewrite of the first pass
+    thresholds_met: Tuple[Threshold, ...] = ()
+    first_observed_at: Mapping[Threshold, float] = field(default_factory=dict)
+    conditions_last_observed_at: Mapping[str, float] = field(default_factory=dict)
+    node_conditions: Tuple[str, ...] = ()
+    last_observations: Mapping[str, Observation] = field(default_factory=dict)
+    warning: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Eviction:
+    """One evicted pod: grace period given, message, event annotations, the status written."""
+
+    pod: str
+    namespace: str
+    uid: str
+    grace_period_override_s: int
+    message: str
+    status: Mapping
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    signal: Optional[str] = None
+
+    def to_dict(self) -> dict:
+        return {"pod": self.pod, "namespace": self.namespace, "uid": self.uid,
+                "grace_period_override_s": self.grace_period_override_s, "signal": self.signal,
+                "message": self.message, "status": dict(self.status), "annotations": dict(self.annotations)}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Everything one pass concluded."""
+
+    conditions: Tuple[str, ...] = ()
+    observations: Mapping[str, Observation] = field(default_factory=dict)
+    met: Tuple[Threshold, ...] = ()          # met now (ignoring grace), incl. unresolved min-reclaim
+    actionable: Tuple[Threshold, ...] = ()   # grace elapsed and stats updated
+    signal: Optional[str] = None             # the threshold acted on
+    resource: Optional[str] = None           # the starved resource
+    gc_invoked: Tuple[str, ...] = ()
+    reclaimed_by_gc: bool = False
+    ranked: Tuple[str, ...] = ()             # pod names, first = next victim
+    evicted: Tuple[Eviction, ...] = ()
+
+
+def is_critical_pod(pod: Pod) -> bool:
+    """Static, mirror, or system-critical priority pods are never evicted."""
+    ann = pod.annotations or {}
+    source = ann.get("kubernetes.io/config.source")
+    if source is not None and source != "api":
+        return True
+    if "kubernetes.io/config.mirror" in ann:
+        return True
+    return pod.priority is not None and pod.priority >= SYSTEM_CRITICAL_PRIORITY
+
+
+def node_reclaim_funcs(layout: FsLayout) -> Dict[str, Tuple[str, ...]]:
+    """Node-level GC the kubelet runs before evicting, per disk signal (``buildSignalToNodeReclaimFuncs``)."""
+    both = (GC_CONTAINERS, GC_IMAGES)
+    if layout.dedicated_image_fs and not layout.container_fs_separate:
+        node, image, container = (), both, both
+    elif layout.dedicated_image_fs and layout.container_fs_separate:
+        node, image, container = (GC_CONTAINERS,), (GC_IMAGES,), (GC_CONTAINERS,)
+    else:
+        node = image = container = both
+    return {NODEFS_AVAILABLE: node, NODEFS_INODES_FREE: node, IMAGEFS_AVAILABLE: image,
+            IMAGEFS_INODES_FREE: image, CONTAINERFS_AVAILABLE: container, CONTAINERFS_INODES_FREE: container}
+
+
+def _pod_limit(pod: Pod, resource: str) -> Optional[Fraction]:
+    # Like pod requests: app containers + sidecars, raised to the init-container peak; None if unset everywhere.
+    found = False
+    total = sidecars = peak = Fraction(0)
+    for c in pod.containers:
+        if resource in c.limits:
+            found = True
+            total += c.limits[resource].amount
+    for c in pod.init_containers:
+        r = c.limits[resource].amount if resource in c.limits else Fraction(0)
+        found = found or resource in c.limits
+        if c.is_sidecar:
+            total += r
+            sidecars += r
+            r = sidecars
+        else:
+            r += sidecars
+        peak = max(peak, r)
+    return max(total, peak) if found else None
+
+
+def local_storage_violation(pod: Pod, stats: PodStats, dedicated_image_fs: bool) -> Optional[str]:
+    """The message of the first local-storage limit the pod exceeds, or ``None``."""
+    for v in pod.volumes:
+        ed = v.get("emptyDir") if isinstance(v, Mapping) else None
+        if not isinstance(ed, Mapping) or ed.get("sizeLimit") in (None, ""):
+            continue
+        size = Quantity.parse(ed["sizeLimit"])
+        used = stats.volumes.get(str(v.get("name")))
+        if used is not None and used.used_bytes is not None and size.amount > 0 and used.used_bytes > size.amount:
+            return empty_dir_message(str(v.get("name")), size)
+    limit = _pod_limit(pod, EPHEMERAL_STORAGE)
+    if limit is not None:
+        eph = stats.ephemeral_storage
+        usage = eph.used_bytes if eph is not None and eph.used_bytes is not None else 0
+        if usage > limit:
+            return pod_ephemeral_message(_limit_q(pod, limit))
+    limits = {c.name: c.limits[EPHEMERAL_STORAGE] for c in pod.containers
+              if EPHEMERAL_STORAGE in c.limits and c.limits[EPHEMERAL_STORAGE].value() != 0}
+    for cs in stats.containers:
+        used = (cs.logs.used_bytes or 0) if cs.logs is not None else 0
+        if not dedicated_image_fs and cs.rootfs is not None:
+            used += cs.rootfs.used_bytes or 0
+        lim = limits.get(cs.name)
+        if lim is not None and lim.amount < used:
+            return container_ephemeral_message(cs.name, lim)
+    return None
+
+
+def _limit_q(pod: Pod, limit: Fraction) -> Quantity:
+    # Keep the format of the containers' own quantities (``1Gi`` stays ``1Gi``).
+    for c in pod.all_containers():
+        q = c.limits.get(EPHEMERAL_STORAGE)
+        if q is not None:
+            return Quantity(limit, q.format)
+    return Quantity(limit)
+
+
+def _first_pass(config: EvictionConfig, state: EvictionState) -> EvictionState:
+    layout = config.layout
+    if layout.container_fs_separate and not config.separate_disk_gc:
+        raise InputError(SPLIT_FS_WITHOUT_GATE)
+    thresholds, warning = update_containerfs_thresholds(config.thresholds, layout.dedicated_image_fs,
+                                                        layout.container_fs_separate)
+    return EvictionState(tuple(thresholds), state.thresholds_met, state.first_observed_at,
+                         state.conditions_last_observed_at, state.node_conditions, state.last_observations, warning)
+
+
+def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, pods: Sequence[Pod], now: float,
+                reclaim: Optional[Callable[[Tuple[str, ...]], Optional[NodeStats]]] = None,
+                skip: Callable[[Pod], bool] = lambda pod: False) -> Tuple[EvictionState, Decision]:
+    """One synchronize pass; returns the new state and the decision.
+
+    ``skip(pod)`` marks pods that cannot be evicted now (e.g. still
+    terminating from an earlier eviction); critical pods are always skipped.
+    Raises :class:`~pynuma.errors.InputError` for a split filesystem while
+    KubeletSeparateDiskGC is off, as the kubelet refuses to run then.
+    """
+    if not config.thresholds and not config.local_storage_capacity_isolation:
+        return state, Decision(conditions=state.node_conditions)
+    if state.thresholds is None:
+        state = _first_pass(config, state)
+    all_thresholds = state.thresholds or ()
+    observations = stats.observations
+    stats_of = stats_lookup(stats.pods)
+
+    current = met.thresholds_met(all_thresholds, observations, False)
+    if state.thresholds_met:
+        current = met.merge_thresholds(current, met.thresholds_met(state.thresholds_met, observations, True))
+    first_observed = met.thresholds_first_observed_at(current, state.first_observed_at, now)
+    observed_conditions = cond.node_conditions(current)
+    last_seen = cond.node_conditions_last_observed_at(observed_conditions, state.conditions_last_observed_at, now)
+    conditions = tuple(cond.node_conditions_observed_since(last_seen, config.pressure_transition_period_s, now))
+    graced = met.thresholds_met_grace_period(first_observed, now)
+    actionable = met.thresholds_updated_stats(graced, observations, state.last_observations)
+    new_state = EvictionState(state.thresholds, tuple(graced), first_observed, last_seen, conditions,
+                              dict(observations), state.warning)
+    base = dict(conditions=conditions, observations=observations, met=tuple(current), actionable=tuple(actionable))
+
+    if config.local_storage_capacity_isolation:
+        evicted = []
+        for pod in pods:
+            ps = stats_of(pod)
+            if ps is None:
+                continue
+            msg = local_storage_violation(pod, ps, config.layout.dedicated_image_fs)
+            if msg is not None and not is_critical_pod(pod) and not skip(pod):
+                evicted.append(Eviction(pod.name, pod.namespace, pod.uid, config.hard_grace_period_s, msg,
+                                        evicted_status(msg, False)))
+        if evicted:
+            return new_state, Decision(evicted=tuple(evicted), **base)
+
+    if not actionable:
+        return new_state, Decision(**base)
+    found = met.reclaimable_threshold(met.sort_by_eviction_priority(actionable))
+    if found is None:
+        return new_state, Decision(**base)
+    threshold, resource = found
+    base.update(signal=threshold.signal, resource=resource)
+
+    gc = node_reclaim_funcs(config.layout).get(threshold.signal, ())
+    if gc:
+        after = reclaim(gc) if reclaim is not None else None
+        after_obs = (after or stats).observations
+        if not met.thresholds_met(all_thresholds, after_obs, True):
+            return new_state, Decision(gc_invoked=gc, reclaimed_by_gc=True, **base)
+    rank = signal_rank_funcs(config.layout.dedicated_image_fs, config.layout.container_fs_separate)[threshold.signal]
+    ranked = rank(list(pods), stats_of)
+    base.update(gc_invoked=gc, ranked=tuple(p.name for p in ranked))
+    grace = config.hard_grace_period_s if threshold.is_hard else config.max_pod_grace_period_s
+    for pod in ranked:
+        if is_critical_pod(pod) or skip(pod):
+            continue
+        msg, annotations = eviction_message(resource, pod, stats_of(pod), actionable, observations)
+        ev = Eviction(pod.name, pod.namespace, pod.uid, grace, msg,
+                      evicted_status(msg, config.pod_disruption_conditions), annotations, threshold.signal)
+        return new_state, Decision(evicted=(ev,), **base)
+    return new_state, Decision(**base)
+
+
+@dataclass(frozen=True)
+class AdmitResult:
+    admit: bool
+    reason: str = ""
+    message: str = ""
+
+
+def _tolerates_memory_pressure(tolerations: Sequence[Mapping]) -> bool:
+    for t in tolerations or ():
+        effect = t.get("effect") or ""
+        if effect not in ("", "NoSchedule"):
+            continue
+        op = t.get("operator") or "Equal"
+        key = t.get("key") or ""
+        if op == "Exists" and key in ("", "node.kubernetes.io/memory-pressure"):
+            return True
+        if op == "Equal" and key == "node.kubernetes.io/memory-pressure" and (t.get("value") or "") == "":
+            return True
+    return False
+
+
+def admit(pod: Pod, conditions: Sequence[str], tolerations: Sequence[Mapping] = ()) -> AdmitResult:
+    """Whether the kubelet admits ``pod`` while the node reports ``conditions``."""
+    if not conditions or is_critical_pod(pod):
+        return AdmitResult(True)
+    if list(conditions) == [MEMORY_PRESSURE]:
+        from ..qos import qos_class
+
+        if qos_class(pod) != "BestEffort" or _tolerates_memory_pressure(tolerations):
+            return AdmitResult(True)
+    return AdmitResult(False, REASON, node_condition_message(conditions))

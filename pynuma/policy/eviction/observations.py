@@ -1,0 +1,115 @@
+"""Signal observations: what each eviction signal reads, from a stats summary.
+
+The summary is the kubelet's ``/stats/summary`` shape (``node.memory``,
+``node.systemContainers[name=pods].memory``, ``node.fs``, ``node.runtime.imageFs``
+/ ``containerFs``, ``node.rlimit``); snake_case keys are accepted too.  Each
+observation keeps the stats timestamp (seconds, or ``None``) for the
+"updated stats" rule.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Optional
+
+from .signals import (
+    ALLOCATABLE_MEMORY_AVAILABLE, CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, IMAGEFS_AVAILABLE,
+    IMAGEFS_INODES_FREE, MEMORY_AVAILABLE, NODEFS_AVAILABLE, NODEFS_INODES_FREE, PID_AVAILABLE,
+)
+
+BYTES_FORMAT, COUNT_FORMAT = "BinarySI", "DecimalSI"
+_COUNT_SIGNALS = (NODEFS_INODES_FREE, IMAGEFS_INODES_FREE, CONTAINERFS_INODES_FREE, PID_AVAILABLE)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """``available`` and ``capacity`` of one signal (bytes or counts) and when it was measured."""
+
+    available: int
+    capacity: int
+    time: Optional[float] = None
+
+    def to_dict(self) -> dict:
+        d = {"available": self.available, "capacity": self.capacity}
+        if self.time is not None:
+            d["time"] = self.time
+        return d
+
+
+def quantity_format(signal: str) -> str:
+    """How the kubelet formats this signal's numbers (``BinarySI`` bytes, ``DecimalSI`` counts)."""
+    return COUNT_FORMAT if signal in _COUNT_SIGNALS else BYTES_FORMAT
+
+
+def _get(d: Optional[Mapping], *names: str) -> Any:
+    if not isinstance(d, Mapping):
+        return None
+    for n in names:
+        if n in d:
+            return d[n]
+    return None
+
+
+def _int(v: Any) -> Optional[int]:
+    if v is None:
+        return None
+    return int(v)
+
+
+def _pods_container(node: Mapping) -> Optional[Mapping]:
+    sc = _get(node, "systemContainers", "system_containers")
+    if isinstance(sc, Mapping):
+        return sc.get("pods")
+    if isinstance(sc, list):
+        for c in sc:
+            if isinstance(c, Mapping) and c.get("name") == "pods":
+                return c
+    return None
+
+
+def _memory_obs(mem: Optional[Mapping]) -> Optional[Observation]:
+    avail = _int(_get(mem, "availableBytes", "available_bytes"))
+    ws = _int(_get(mem, "workingSetBytes", "working_set_bytes"))
+    if avail is None or ws is None:
+        return None
+    return Observation(avail, avail + ws, _get(mem, "time"))
+
+
+def _fs_obs(fs: Optional[Mapping], inodes: bool) -> Optional[Observation]:
+    if inodes:
+        a, c = _int(_get(fs, "inodesFree", "inodes_free")), _int(_get(fs, "inodes"))
+    else:
+        a, c = _int(_get(fs, "availableBytes", "available_bytes")), _int(_get(fs, "capacityBytes", "capacity_bytes"))
+    if a is None or c is None:
+        return None
+    return Observation(a, c, _get(fs, "time"))
+
+
+def make_signal_observations(summary: Mapping) -> Dict[str, Observation]:
+    """Observations of every signal the summary has data for (missing data: no observation)."""
+    node = summary.get("node", summary) if isinstance(summary, Mapping) else {}
+    out: Dict[str, Observation] = {}
+
+    def put(signal: str, obs: Optional[Observation]) -> None:
+        if obs is not None:
+            out[signal] = obs
+
+    # capacity = available + working set: the kubelet never reads MemTotal here.
+    put(MEMORY_AVAILABLE, _memory_obs(_get(node, "memory")))
+    pods = _pods_container(node)
+    put(ALLOCATABLE_MEMORY_AVAILABLE, _memory_obs(_get(pods, "memory")))
+    fs = _get(node, "fs")
+    put(NODEFS_AVAILABLE, _fs_obs(fs, False))
+    put(NODEFS_INODES_FREE, _fs_obs(fs, True))
+    runtime = _get(node, "runtime")
+    image = _get(runtime, "imageFs", "image_fs")
+    put(IMAGEFS_AVAILABLE, _fs_obs(image, False))
+    put(IMAGEFS_INODES_FREE, _fs_obs(image, True))
+    cfs = _get(runtime, "containerFs", "container_fs")
+    put(CONTAINERFS_AVAILABLE, _fs_obs(cfs, False))
+    put(CONTAINERFS_INODES_FREE, _fs_obs(cfs, True))
+    rlimit = _get(node, "rlimit")
+    maxpid = _int(_get(rlimit, "maxpid", "maxPid", "max_pid"))
+    cur = _int(_get(rlimit, "curproc", "curProc", "cur_proc"))
+    if maxpid is not None and cur is not None:
+        out[PID_AVAILABLE] = Observation(maxpid - cur, maxpid, _get(rlimit, "time"))
+    return out

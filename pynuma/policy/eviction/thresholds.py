@@ -1,0 +1,341 @@
+"""Eviction thresholds: the kubelet's flag and KubeletConfiguration syntax, defaults, derived thresholds.
+
+>>> hard = parse_flags("memory.available<100Mi,nodefs.available<10%", "<")
+>>> [str(t) for t in parse_threshold_config([], hard, None, None, None)]
+['memory.available<100Mi', 'nodefs.available<10%']
+
+Percentages are kept as float32 values, as upstream stores them, so that
+"5% of 10Gi" is 536870920 bytes exactly like the kubelet computes it.
+"""
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from ...errors import InputError
+from ...quantity import Quantity
+from .signals import (
+    ALLOCATABLE_MEMORY_AVAILABLE, CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, IMAGEFS_AVAILABLE,
+    IMAGEFS_INODES_FREE, MEMORY_AVAILABLE, NODEFS_AVAILABLE, NODEFS_INODES_FREE, OP_LESS_THAN, valid_signal,
+)
+
+# pkg/kubelet/eviction/defaults_linux.go (imagefs.inodesFree joined the defaults in v1.29).
+DEFAULT_EVICTION_HARD: Dict[str, str] = {
+    MEMORY_AVAILABLE: "100Mi",
+    NODEFS_AVAILABLE: "10%",
+    NODEFS_INODES_FREE: "5%",
+    IMAGEFS_AVAILABLE: "15%",
+    IMAGEFS_INODES_FREE: "5%",
+}
+# Older kubelets (before imagefs.inodesFree was defaulted), as a cheap option.
+LEGACY_DEFAULT_EVICTION_HARD: Dict[str, str] = {
+    k: v for k, v in DEFAULT_EVICTION_HARD.items() if k != IMAGEFS_INODES_FREE
+}
+NODE_ALLOCATABLE_PODS = "pods"
+
+
+def float32(x: float) -> float:
+    """``x`` rounded to the nearest IEEE single (Go ``float32(x)``); ``OverflowError`` when out of range."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+@dataclass(frozen=True)
+class ThresholdValue:
+    """Either an absolute quantity or a fraction (float32) of the observed capacity."""
+
+    quantity: Optional[Quantity] = None
+    percentage: float = 0.0
+
+    def resolve(self, capacity: int) -> int:
+        """The threshold in bytes/counts against ``capacity`` (kubelet ``GetThresholdQuantity``)."""
+        if self.quantity is not None:
+            return self.quantity.value()
+        # int64(float64(capacity) * float64(float32 percentage)): truncated, float32-skewed on purpose.
+        return int(float(capacity) * self.percentage)
+
+    def resolve_quantity(self, capacity: int) -> Quantity:
+        """Like :meth:`resolve` but as the quantity the kubelet prints in messages."""
+        if self.quantity is not None:
+            return self.quantity
+        return Quantity(self.resolve(capacity), "BinarySI")
+
+    def __str__(self) -> str:
+        if self.quantity is not None:
+            return str(self.quantity)
+        return f"{self.percentage * 100:.6g}%"
+
+    def to_dict(self) -> dict:
+        if self.quantity is not None:
+            return {"quantity": str(self.quantity)}
+        return {"percentage": self.percentage}
+
+    @classmethod
+    def from_dict(cls, raw: Mapping) -> "ThresholdValue":
+        if "quantity" in raw and raw["quantity"] is not None:
+            return cls(quantity=Quantity.parse(raw["quantity"]))
+        return cls(percentage=float32(float(raw.get("percentage", 0.0))))
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """One eviction threshold; ``grace_period`` 0 means hard (evict at once)."""
+
+    signal: str
+    value: ThresholdValue
+    grace_period: float = 0.0
+    min_reclaim: Optional[ThresholdValue] = None
+    operator: str = OP_LESS_THAN
+
+    @property
+    def is_hard(self) -> bool:
+        return self.grace_period == 0
+
+    def __str__(self) -> str:
+        text = f"{self.signal}<{self.value}"
+        if not self.is_hard:
+            text += f" (grace {self.grace_period:g}s)"
+        return text
+
+    def to_dict(self) -> dict:
+        return {
+            "signal": self.signal,
+            "operator": self.operator,
+            "value": self.value.to_dict(),
+            "grace_period_s": self.grace_period,
+            "min_reclaim": self.min_reclaim.to_dict() if self.min_reclaim is not None else None,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: Mapping) -> "Threshold":
+        mr = raw.get("min_reclaim")
+        return cls(
+            signal=raw["signal"],
+            operator=raw.get("operator", OP_LESS_THAN),
+            value=ThresholdValue.from_dict(raw.get("value") or {}),
+            grace_period=float(raw.get("grace_period_s") or 0),
+            min_reclaim=ThresholdValue.from_dict(mr) if mr is not None else None,
+        )
+
+
+# -- scalar parsers ---------------------------------------------------------
+_GO_FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.I)
+
+
+def parse_percentage(text: str) -> float:
+    """``"25.5%"`` -> float32 0.255 (``strconv.ParseFloat(s, 32)`` then ``/100`` in float32)."""
+    body = text.rstrip("%")
+    if not _GO_FLOAT.fullmatch(body):
+        raise InputError(f'strconv.ParseFloat: parsing "{body}": invalid syntax')
+    try:
+        value = float32(float(body))
+    except OverflowError:
+        raise InputError(f'strconv.ParseFloat: parsing "{body}": value out of range') from None
+    return float32(value / 100.0)
+
+
+_DURATION_UNITS = {"ns": Fraction(1, 10 ** 9), "us": Fraction(1, 10 ** 6), "µs": Fraction(1, 10 ** 6),
+                   "μs": Fraction(1, 10 ** 6), "ms": Fraction(1, 1000), "s": Fraction(1), "m": Fraction(60),
+                   "h": Fraction(3600)}
+_DURATION_PART = re.compile(r"(\d*\.?\d*)(ns|us|µs|μs|ms|s|m|h)?")
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in a Go duration string (``"1m30s"``, ``"300ms"``, ``"0"``); ``InputError`` otherwise."""
+    s = text
+    sign = 1
+    if s[:1] in "+-":
+        sign = -1 if s[0] == "-" else 1
+        s = s[1:]
+    if s == "0":
+        return 0.0
+    if not s:
+        raise InputError(f'time: invalid duration "{text}"')
+    total = Fraction(0)
+    pos = 0
+    while pos < len(s):
+        m = _DURATION_PART.match(s, pos)
+        number, unit = m.group(1), m.group(2)
+        if not number or number == ".":
+            raise InputError(f'time: invalid duration "{text}"')
+        if unit is None:
+            raise InputError(f'time: missing unit in duration "{text}"')
+        total += Fraction(number) * _DURATION_UNITS[unit]
+        pos = m.end()
+    return float(sign * total)
+
+
+def parse_flags(value: Optional[str], sep: str) -> Optional[Dict[str, str]]:
+    """A ``k<v,k2<v2`` (``sep="<"``) or ``k=v`` flag value as a map; ``None`` when the flag is absent.
+
+    Later keys overwrite earlier ones, as the kubelet's map flags do.
+    """
+    if value is None:
+        return None
+    out: Dict[str, str] = {}
+    for item in value.split(","):
+        if not item:
+            continue
+        if sep not in item:
+            raise InputError(f"malformed pair {item!r}, expect string{sep}string")
+        k, v = item.split(sep, 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def _parse_quantity(text: str) -> Quantity:
+    try:
+        return Quantity.parse(text)
+    except InputError as err:
+        raise InputError(f"quantities must match the regular expression: {err}") from None
+
+
+def parse_threshold_statement(signal: str, value: str) -> Optional[Threshold]:
+    """One ``signal<value`` statement; ``None`` for the ignored ``0%`` / ``100%``."""
+    if not valid_signal(signal):
+        raise InputError(f"unsupported eviction signal {signal}")
+    if value.endswith("%"):
+        if value in ("0%", "100%"):
+            return None
+        p = parse_percentage(value)
+        if p < 0:
+            raise InputError(f"eviction percentage threshold {signal} must be >= 0%: {value}")
+        if p > 1:
+            raise InputError(f"eviction percentage threshold {signal} must be <= 100%: {value}")
+        return Threshold(signal, ThresholdValue(percentage=p))
+    q = _parse_quantity(value)
+    if q.amount <= 0:
+        raise InputError(f"eviction threshold {signal} must be positive: {q}")
+    return Threshold(signal, ThresholdValue(quantity=q))
+
+
+def parse_threshold_statements(statements: Optional[Mapping[str, str]]) -> List[Threshold]:
+    out: List[Threshold] = []
+    for signal, value in (statements or {}).items():
+        t = parse_threshold_statement(signal, value)
+        if t is not None:
+            out.append(t)
+    return out
+
+
+def parse_grace_periods(statements: Optional[Mapping[str, str]]) -> Dict[str, float]:
+    out: Dict[str, float] = {}
+    for signal, value in (statements or {}).items():
+        if not valid_signal(signal):
+            raise InputError(f"unsupported eviction signal {signal}")
+        period = parse_duration(value)
+        if period < 0:
+            raise InputError(f"invalid eviction grace period specified: {value}, must be a positive value")
+        out[signal] = period
+    return out
+
+
+def parse_minimum_reclaims(statements: Optional[Mapping[str, str]]) -> Dict[str, ThresholdValue]:
+    out: Dict[str, ThresholdValue] = {}
+    for signal, value in (statements or {}).items():
+        if not valid_signal(signal):
+            raise InputError(f"unsupported eviction signal {signal}")
+        if value.endswith("%"):
+            p = parse_percentage(value)
+            if p <= 0:
+                raise InputError(f"eviction percentage minimum reclaim {signal} must be positive: {value}")
+            out[signal] = ThresholdValue(percentage=p)
+            continue
+        q = _parse_quantity(value)
+        if q.amount < 0:
+            raise InputError(f"negative eviction minimum reclaim specified for {signal}")
+        out[signal] = ThresholdValue(quantity=q)
+    return out
+
+
+def parse_threshold_config(
+    enforce_node_allocatable: Iterable[str],
+    hard: Optional[Mapping[str, str]],
+    soft: Optional[Mapping[str, str]],
+    soft_grace_period: Optional[Mapping[str, str]],
+    minimum_reclaim: Optional[Mapping[str, str]],
+    defaults: Optional[Mapping[str, str]] = DEFAULT_EVICTION_HARD,
+) -> List[Threshold]:
+    """All thresholds of a kubelet configuration (``ParseThresholdConfig``).
+
+    ``hard=None`` means "not configured" and takes ``defaults`` (the Linux
+    defaults); any given map replaces them wholesale.  Errors carry the
+    kubelet's own wording.
+    """
+    if hard is None:
+        hard = defaults
+    results = parse_threshold_statements(hard)
+    softs = parse_threshold_statements(soft)
+    graces = parse_grace_periods(soft_grace_period)
+    reclaims = parse_minimum_reclaims(minimum_reclaim)
+    for i, t in enumerate(softs):
+        if t.signal not in graces:
+            raise InputError(f"grace period must be specified for the soft eviction threshold {t.signal}")
+        softs[i] = replace(t, grace_period=graces[t.signal])
+    results += softs
+    results = [replace(t, min_reclaim=reclaims[t.signal]) if t.signal in reclaims else t for t in results]
+    if NODE_ALLOCATABLE_PODS in list(enforce_node_allocatable or ()):
+        results = add_allocatable_thresholds(results)
+    return results
+
+
+def add_allocatable_thresholds(thresholds: Sequence[Threshold]) -> List[Threshold]:
+    """Copy every hard ``memory.available`` threshold as ``allocatableMemory.available``."""
+    extra = [Threshold(ALLOCATABLE_MEMORY_AVAILABLE, t.value, 0.0, t.min_reclaim, t.operator)
+             for t in thresholds if t.signal == MEMORY_AVAILABLE and t.is_hard]
+    return list(thresholds) + extra
+
+
+def update_containerfs_thresholds(
+    thresholds: Sequence[Threshold], dedicated_image_fs: bool, container_fs_separate: bool,
+) -> Tuple[List[Threshold], Optional[str]]:
+    """Derive the ``containerfs.*`` thresholds from the filesystem layout (``UpdateContainerFsThresholds``).
+
+    Single filesystem or split (writable layers apart from images): copy the
+    nodefs thresholds; dedicated image fs only: copy the imagefs ones.  A
+    user-supplied containerfs threshold is overwritten in place and reported
+    (the last one) in the returned message.  A source threshold that does not
+    exist yields no containerfs threshold (upstream adds an empty, never-met one).
+    """
+    out = list(thresholds)
+    src: Dict[Tuple[str, bool], Threshold] = {}
+    slots: Dict[Tuple[str, bool], int] = {}
+    error = None
+    for idx, t in enumerate(out):
+        key = (t.signal, t.is_hard)
+        if t.signal in (NODEFS_AVAILABLE, NODEFS_INODES_FREE, IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE):
+            src[key] = t
+        elif t.signal in (CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE):
+            kind = "hard" if t.is_hard else "soft"
+            error = f"found {t.signal} for {kind} eviction. ignoring"
+            slots[key] = idx
+    if dedicated_image_fs and not container_fs_separate:
+        bytes_src, inodes_src = IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE
+    else:
+        bytes_src, inodes_src = NODEFS_AVAILABLE, NODEFS_INODES_FREE
+    removed = []
+    for target, source in ((CONTAINERFS_AVAILABLE, bytes_src), (CONTAINERFS_INODES_FREE, inodes_src)):
+        for hard in (True, False):
+            s = src.get((source, hard))
+            derived = None if s is None else replace(s, signal=target, grace_period=0.0 if hard else s.grace_period)
+            slot = slots.get((target, hard))
+            if slot is not None:
+                if derived is None:
+                    removed.append(slot)
+                else:
+                    out[slot] = derived
+            elif derived is not None:
+                out.append(derived)
+    out = [t for i, t in enumerate(out) if i not in removed]
+    return out, error
+
+
+def thresholds_from_config(cfg: Mapping, defaults: Optional[Mapping[str, str]] = DEFAULT_EVICTION_HARD) -> List[Threshold]:
+    """Thresholds from KubeletConfiguration-style maps (``evictionHard`` ... ``enforceNodeAllocatable``)."""
+    return parse_threshold_config(
+        cfg.get("enforceNodeAllocatable", [NODE_ALLOCATABLE_PODS]),
+        cfg.get("evictionHard"), cfg.get("evictionSoft"), cfg.get("evictionSoftGracePeriod"),
+        cfg.get("evictionMinimumReclaim"), defaults=defaults,
+    )
