@@ -1,0 +1,217 @@
+"""Pure-Python twin of the native cgroup walker (``native/pn_cgwalk.c``).
+
+``walk(rootfd, bases, systemd, specs, full, hook)`` opens the kubepods
+cgroup in each hierarchy (``bases``: root-relative paths; "" = hierarchy not
+mounted), reads it, then (``full``) its QoS tiers, pods and containers, and
+returns one record per cgroup::
+
+    (kind, qos, pod_uid, runtime, container_id, path, slots, bad)
+
+``slots`` is a tuple of ``NSLOTS`` ints or None (file absent); ``bad`` a bit
+mask of slots whose file was unreadable or held garbage.  Cgroups that vanish
+mid-walk (ENOENT / ENODEV) are skipped.  No symlink is ever followed (cgroup
+trees have none), so a dump cannot lead the walk outside its root.
+``hook(path)``, when given, is called after each directory is listed and
+before its children are read (tests use it to remove cgroups mid-walk).
+"""
+from __future__ import annotations
+
+import errno
+import os
+
+from .cgroups import kubepods as _names
+from .cgroups._spec import BASE, CONTAINER, INT, NSLOTS, POD, TIER, parse_int, parse_keyed
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
+_FILE = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW
+_GONE = (errno.ENOENT, errno.ENODEV)
+_DRIVER = {True: _names.SYSTEMD, False: _names.CGROUPFS}
+
+
+class _Vanished(Exception):
+    pass
+
+
+def open_base(rootfd: int, path: str) -> int:
+    """Open a root-relative directory one component at a time, never following a symlink."""
+    fd = os.dup(rootfd)
+    try:
+        for part in path.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                raise OSError(errno.EINVAL, "'..' in a cgroup path", path)
+            nfd = os.open(part, _DIR, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _read(dfd: int, name: str) -> bytes:
+    fd = os.open(name, _FILE, dir_fd=dfd)
+    try:
+        return os.read(fd, 65536)
+    finally:
+        os.close(fd)
+
+
+def _read_cgroup(fds, specs, parent_fd: int, name: str):
+    """``(slots, bad)`` of one cgroup whose directory fds (per hierarchy) are ``fds``."""
+    slots = [None] * NSLOTS
+    bad = 0
+    maybe_gone = False
+    for base, fname, kind, slot, keys in specs:
+        dfd = fds[base]
+        if dfd < 0:
+            continue
+        mask = (1 << slot) if kind == INT else sum(1 << k[1] for k in keys)
+        try:
+            raw = _read(dfd, fname)
+        except OSError as err:
+            if err.errno == errno.ENODEV:
+                raise _Vanished() from None
+            if err.errno == errno.ENOENT:
+                maybe_gone = maybe_gone or base == 0
+            else:
+                bad |= mask
+            continue
+        try:
+            text = raw.decode("ascii")
+            if kind == INT:
+                slots[slot] = parse_int(text)
+            else:
+                for s, v in parse_keyed(text, keys).items():
+                    slots[s] = v
+        except ValueError:
+            bad |= mask
+    if maybe_gone and parent_fd >= 0:
+        # A missing file may only mean a controller is off; a missing directory means the cgroup is gone.
+        try:
+            os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+        except OSError as err:
+            if err.errno in _GONE:
+                raise _Vanished() from None
+    return tuple(slots), bad
+
+
+def _open_children(parents, name: str):
+    """Directory fds of ``name`` below each hierarchy's parent fd (-1 where absent); None when gone from the primary."""
+    fds = []
+    try:
+        for i, pfd in enumerate(parents):
+            if pfd < 0:
+                fds.append(-1)
+                continue
+            try:
+                fds.append(os.open(name, _DIR, dir_fd=pfd))
+            except OSError as err:
+                if i == 0:
+                    if err.errno in _GONE or err.errno in (errno.ENOTDIR, errno.ELOOP):
+                        raise _Vanished() from None
+                    raise
+                fds.append(-1)
+        return fds
+    except BaseException:
+        _close(fds)
+        raise
+
+
+def _close(fds) -> None:
+    for fd in fds:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _subdirs(fd: int):
+    try:
+        with os.scandir(fd) as it:
+            return sorted(e.name for e in it if e.is_dir(follow_symlinks=False))
+    except OSError as err:
+        if err.errno in _GONE:
+            raise _Vanished() from None
+        raise
+
+
+def walk(rootfd: int, bases, systemd: bool, specs, full: bool = True, hook=None) -> list:
+    """Records of the kubepods cgroup and (``full``) its tiers, pods and containers."""
+    driver = _DRIVER[bool(systemd)]
+    specs = [tuple(s) for s in specs]
+    fds = []
+    try:
+        for i, b in enumerate(bases):
+            try:
+                fds.append(open_base(rootfd, b) if b else -1)
+            except OSError:
+                if i == 0:
+                    raise
+                fds.append(-1)
+        out = []
+        slots, bad = _read_cgroup(fds, specs, -1, "")
+        out.append((BASE, None, None, None, None, "", slots, bad))
+        if full:
+            _walk_level(fds, specs, driver, None, "", out, hook, depth=0)
+        return out
+    finally:
+        _close(fds)
+
+
+def _walk_level(fds, specs, driver, tier, prefix, out, hook, depth):
+    """Children of kubepods (depth 0: tiers and Guaranteed pods) or of a tier (depth 1: pods)."""
+    names = _subdirs(fds[0])
+    if hook is not None:
+        hook(prefix)
+    for name in names:
+        path = prefix + name
+        qos = _names.tier_of(name, driver) if depth == 0 else None
+        uid = None if qos else _names.pod_uid_of(name, driver, tier)
+        if qos is None and uid is None:
+            continue
+        try:
+            child = _open_children(fds, name)
+        except _Vanished:
+            continue
+        try:
+            try:
+                slots, bad = _read_cgroup(child, specs, fds[0], name)
+            except _Vanished:
+                continue
+            if qos is not None:
+                out.append((TIER, qos, None, None, None, path, slots, bad))
+                try:
+                    _walk_level(child, specs, driver, qos, path + "/", out, hook, depth=1)
+                except _Vanished:
+                    pass
+                continue
+            pod_qos = tier or _names.GUARANTEED
+            out.append((POD, pod_qos, uid, None, None, path, slots, bad))
+            try:
+                _walk_pod(child, specs, driver, pod_qos, uid, path + "/", out, hook)
+            except _Vanished:
+                pass
+        finally:
+            _close(child)
+
+
+def _walk_pod(fds, specs, driver, qos, uid, prefix, out, hook):
+    names = _subdirs(fds[0])
+    if hook is not None:
+        hook(prefix)
+    for name in names:
+        parsed = _names.container_of(name, driver)
+        if parsed is None:
+            continue
+        try:
+            child = _open_children(fds, name)
+        except _Vanished:
+            continue
+        try:
+            # Containers are leaves: never listed, only read.
+            slots, bad = _read_cgroup(child, specs, fds[0], name)
+        except _Vanished:
+            continue
+        finally:
+            _close(child)
+        out.append((CONTAINER, qos, uid, parsed[0], parsed[1], prefix + name, slots, bad))

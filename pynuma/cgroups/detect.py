@@ -1,0 +1,153 @@
+"""Which cgroup hierarchy the kubelet uses here: v2 unified, v1, or hybrid.
+
+Detection reads ``/proc/mounts`` through :class:`~pynuma.fsroot.FsRoot` so a
+dump of another machine is judged by its own mounts.  Every step taken is
+recorded in :attr:`CgroupLayout.reasons` (``pynuma cgroups --json`` prints it)
+so a surprising answer can be explained.
+
+* v2 ("unified"): a ``cgroup2`` mount at ``/sys/fs/cgroup`` (runc's
+  ``IsCgroup2UnifiedMode``: the statfs magic of ``/sys/fs/cgroup``).
+* hybrid: v1 controller hierarchies plus a ``cgroup2`` mount elsewhere
+  (usually ``/sys/fs/cgroup/unified``, holding no controllers).  The
+  kubelet, like runc, then manages resources through v1.
+* v1: controller hierarchies only.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from ..errors import ParseError, Unsupported
+from ..fsroot import FsRoot
+
+V1, V2, HYBRID = "v1", "v2", "hybrid"
+SYSTEMD, CGROUPFS = "systemd", "cgroupfs"
+CGROUP_ROOT = "/sys/fs/cgroup"
+MOUNTS = "/proc/mounts"
+
+# v1 controllers the walker reads from (memory first: it is the primary hierarchy).
+V1_CONTROLLERS = ("memory", "cpuacct", "cpu", "pids", "hugetlb", "cpuset")
+
+_OCTAL = re.compile(r"\\([0-7]{3})")
+
+
+def _unescape(field_: str) -> str:
+    # /proc/mounts escapes space, tab, newline and backslash as \ooo octal.
+    return _OCTAL.sub(lambda m: chr(int(m.group(1), 8)), field_)
+
+
+def parse_mounts(text: str) -> List[Tuple[str, str, List[str]]]:
+    """``(mountpoint, fstype, options)`` of every cgroup/cgroup2 mount in ``/proc/mounts`` text.
+
+    Raises ``ValueError`` on a cgroup line that does not have the
+    ``device mountpoint fstype options`` shape.
+    """
+    out = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if len(parts) < 3 or parts[2] not in ("cgroup", "cgroup2"):
+            continue
+        if len(parts) < 4:
+            raise ValueError(f"line {lineno}: cgroup mount without options: {line!r}")
+        out.append((_unescape(parts[1]), parts[2], parts[3].split(",")))
+    return out
+
+
+@dataclass(frozen=True)
+class CgroupLayout:
+    """Where the cgroup hierarchies are mounted and which one the kubelet reads.
+
+    ``v1_mounts`` maps controller -> mountpoint (``memory`` ->
+    ``/sys/fs/cgroup/memory``); ``unified`` is the cgroup2 mountpoint or None.
+    ``driver`` and ``kubepods`` are filled by :func:`detect` when a kubepods
+    cgroup exists (``kubepods.slice`` = systemd, ``kubepods`` = cgroupfs).
+    """
+
+    mode: str
+    v1_mounts: Dict[str, str] = field(default_factory=dict)
+    unified: Optional[str] = None
+    driver: Optional[str] = None
+    kubepods: Optional[str] = None
+    reasons: Tuple[str, ...] = ()
+
+    @property
+    def version(self) -> int:
+        """2 when the kubelet reads cgroup v2 files, else 1 (v1 and hybrid)."""
+        return 2 if self.mode == V2 else 1
+
+    def hierarchy(self, controller: str) -> Optional[str]:
+        """Mountpoint of ``controller``'s hierarchy (the unified mount on v2), or None."""
+        if self.mode == V2:
+            return self.unified
+        return self.v1_mounts.get(controller)
+
+    @property
+    def primary(self) -> Optional[str]:
+        """The hierarchy pods and containers are discovered in (memory on v1)."""
+        return self.hierarchy("memory")
+
+
+def layout_from_mounts(mounts: List[Tuple[str, str, List[str]]]) -> CgroupLayout:
+    """The layout implied by parsed mounts (pure)."""
+    reasons: List[str] = []
+    v1: Dict[str, str] = {}
+    unified = None
+    for point, fstype, options in mounts:
+        if fstype == "cgroup2":
+            if unified is None or point == CGROUP_ROOT:
+                unified = point
+            reasons.append(f"cgroup2 mounted at {point}")
+            continue
+        ctrls = [o for o in options if o in V1_CONTROLLERS]
+        for c in ctrls:
+            v1.setdefault(c, point)
+        if ctrls:
+            reasons.append(f"cgroup v1 {'+'.join(ctrls)} at {point}")
+    if unified == CGROUP_ROOT:
+        mode = V2
+        reasons.append(f"{CGROUP_ROOT} is cgroup2 itself: unified (v2) mode")
+    elif v1 and unified:
+        mode = HYBRID
+        reasons.append(f"v1 controllers plus cgroup2 at {unified}: hybrid mode, the kubelet uses v1")
+    elif v1:
+        mode = V1
+        reasons.append("only v1 controller hierarchies: legacy (v1) mode")
+    elif unified:
+        mode = V2
+        reasons.append(f"only cgroup2 (at {unified}): unified (v2) mode")
+    else:
+        raise Unsupported(f"{MOUNTS}: no cgroup or cgroup2 mount found")
+    return CgroupLayout(mode=mode, v1_mounts=v1, unified=unified, reasons=tuple(reasons))
+
+
+def find_kubepods(fs: FsRoot, layout: CgroupLayout, cgroup_root: str = "/") -> Tuple[Optional[str], Optional[str], str]:
+    """``(driver, kubepods path inside the hierarchy, reason)`` for the kubelet's pods cgroup."""
+    primary = layout.primary
+    if primary is None:
+        return None, None, "no memory hierarchy mounted: no pod cgroups to find"
+    base = "/" + cgroup_root.strip("/")
+    base = "" if base == "/" else base
+    for driver, name in ((SYSTEMD, "kubepods.slice"), (CGROUPFS, "kubepods")):
+        rel = f"{base}/{name}"
+        if fs.isdir(primary + rel):
+            return driver, rel, f"{primary}{rel} exists: {driver} cgroup driver"
+    return None, None, f"no kubepods.slice or kubepods under {primary}{base or '/'}: no kubelet pods here"
+
+
+def detect(fs: FsRoot, cgroup_root: str = "/") -> CgroupLayout:
+    """Detect the cgroup mode, then the kubelet's driver and pods cgroup, from ``/proc/mounts``.
+
+    ``cgroup_root`` is the kubelet's ``--cgroup-root`` (default ``/``).
+    """
+    text = fs.read_optional(MOUNTS)
+    if text is None:
+        raise Unsupported(f"{fs.host_path(MOUNTS)}: cannot read the mount table")
+    try:
+        mounts = parse_mounts(text)
+    except ValueError as err:
+        raise ParseError(fs.host_path(MOUNTS), str(err)) from None
+    layout = layout_from_mounts(mounts)
+    driver, kubepods, why = find_kubepods(fs, layout, cgroup_root)
+    return CgroupLayout(mode=layout.mode, v1_mounts=layout.v1_mounts, unified=layout.unified,
+                        driver=driver, kubepods=kubepods, reasons=layout.reasons + (why,))
