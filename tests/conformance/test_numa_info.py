@@ -1,0 +1,27 @@
+"""numa_info.json: average NUMA distance and the closest-mask comparison."""
+from __future__ import annotations
+
+import pytest
+
+from pynuma.policy.bitmask import NUMAMask
+from pynuma.policy.numa_info import NUMAInfo
+
+from .vectors import vectors
+
+
+def _info(matrix):
+    return NUMAInfo.from_matrix(range(len(matrix)), matrix)
+
+
+@pytest.mark.parametrize("v", vectors("numa_info.json"))
+def test_numa_info(v):
+    info = _info(v["distances"])
+    if v["op"] == "average_distance":
+        assert info.average_distance(NUMAMask(v["mask"])) == pytest.approx(v["expect"])
+    elif v["op"] == "closest":
+        cur, cand = NUMAMask(v["current"]), NUMAMask(v["candidate"])
+        best = info.closest(cand, cur)
+        assert best == (cand if v["expect"] == "candidate" else cur)
+        assert info.closest(cur, cand) == best  # symmetric for distinct masks
+    else:
+        raise AssertionError(v["op"])
