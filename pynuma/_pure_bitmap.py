@@ -7,16 +7,24 @@ node) ``i`` is in the set; there is no size cap.  Parsers raise
 from __future__ import annotations
 
 _STRIP = " \t\r\n\x00"
+# Largest id a cpulist may name: bounds the memory a hostile "0-999999999"
+# can make us allocate (Linux caps CPUs at 8192 and nodes at 1024).  Same
+# limit as PN_MAX_ID in native/pn.h.
+MAX_ID = (1 << 22) - 1
 
 
 def _number(text: str, item: str) -> int:
     if not text or not text.isdigit() or not text.isascii():
         raise ValueError(f"invalid cpulist item {item!r}")
+    if len(text.lstrip("0")) > 7 or int(text) > MAX_ID:
+        raise ValueError(f"cpulist item {item!r}: id above {MAX_ID}")
     return int(text)
 
 
 def parse_cpulist(text: str) -> int:
     """Parse a Linux cpulist (``"0-3,8,10-15:2/4"``) into a bitmap."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected str, not {type(text).__name__}")
     text = text.strip(_STRIP)
     bits = 0
     if not text:
@@ -47,6 +55,8 @@ def parse_cpulist(text: str) -> int:
 
 def format_cpulist(bits: int) -> str:
     """Canonical cpulist of a bitmap: ascending, runs of 2+ as ``a-b``."""
+    if not isinstance(bits, int):
+        raise TypeError(f"bitmap must be an int, not {type(bits).__name__}")
     if bits < 0:
         raise ValueError("negative bitmap")
     parts = []
@@ -64,6 +74,8 @@ def format_cpulist(bits: int) -> str:
 
 def parse_cpumask(text: str) -> int:
     """Parse a Linux cpumask (``"00000000,0000ffff"``: 32-bit hex words, most significant first)."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected str, not {type(text).__name__}")
     text = text.strip(_STRIP)
     if not text:
         raise ValueError("empty cpumask")
@@ -89,6 +101,8 @@ def parse_cpumask(text: str) -> int:
 
 def format_cpumask(bits: int, min_words: int = 1) -> str:
     """Linux cpumask text of a bitmap: 8-digit hex words, most significant first."""
+    if not isinstance(bits, int):
+        raise TypeError(f"bitmap must be an int, not {type(bits).__name__}")
     if bits < 0:
         raise ValueError("negative bitmap")
     words = []

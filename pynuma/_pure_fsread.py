@@ -14,6 +14,7 @@ import stat
 
 _MAX_LINKS = 40
 _O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+_O_PATH = getattr(os, "O_PATH", 0)
 
 
 def open_root(path: str) -> int:
@@ -80,7 +81,14 @@ def _open(rootfd: int, path: str, flags: int) -> int:
         dirfd, name = _resolve_parent(rootfd, path)
         try:
             try:
-                return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dirfd)
+                fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dirfd)
+                # O_PATH|O_NOFOLLOW opens a final symlink itself: follow it instead
+                if not flags & _O_PATH or not stat.S_ISLNK(os.fstat(fd).st_mode):
+                    return fd
+                try:
+                    target = os.readlink(name, dir_fd=dirfd)
+                finally:
+                    os.close(fd)
             except OSError as err:
                 if err.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK) or name in (".", ".."):
                     raise
@@ -138,7 +146,7 @@ def list_at(rootfd: int, path: str) -> list:
 def kind_at(rootfd: int, path: str) -> int:
     """0 missing, 1 regular file (or other non-directory), 2 directory."""
     try:
-        fd = _open(rootfd, path, os.O_RDONLY | getattr(os, "O_PATH", 0))
+        fd = _open(rootfd, path, os.O_RDONLY | _O_PATH)
     except OSError:
         return 0
     try:
@@ -154,3 +162,9 @@ def write_at(rootfd: int, path: str, data: bytes) -> int:
         return os.write(fd, data)
     finally:
         os.close(fd)
+
+
+def features(rootfd: int = -1) -> dict:
+    """Same keys as the native module; the pure path compiles nothing in."""
+    flags = ("OPENAT2", "O_PATH", "STATX", "PIDFD_OPEN", "SET_MEMPOLICY_HOME_NODE", "MOVE_PAGES", "GETCPU")
+    return {"native": False, "openat2": False, "compiled": {f"PN_HAS_{f}": False for f in flags}}

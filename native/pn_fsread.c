@@ -1,0 +1,311 @@
+/* pn_fsread.c -- the root-relative reader.
+ *
+ * Every path is resolved inside a root directory fd, the way
+ * openat2(RESOLVE_IN_ROOT) does it: ".." never climbs above the root and an
+ * absolute symlink restarts from the root, so reading a dump of another
+ * machine can never reach this machine's files.  Kernels without openat2
+ * (before 5.6, or where seccomp refuses it) get the same semantics from a
+ * component walk with O_NOFOLLOW (twin: pynuma/_pure_fsread.py).
+ * Magic links (/proc/PID/fd/N, /proc/PID/exe) are refused with openat2 and
+ * re-based like plain symlinks by the walk; pynuma never reads through them.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pn.h"
+
+#if PN_HAS_OPENAT2
+#include <linux/openat2.h>
+#endif
+
+#define PN_MAX_LINKS 40
+#define PN_MAX_DEPTH 256
+
+/* -1 unknown, 0 refused by the kernel (ENOSYS), 1 works */
+static int openat2_state = -1;
+
+int pn_open_root(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+static int is_sep(char c) { return c == '/'; }
+
+/* Copy the next component of *p into name; advance *p.  0 when none left. */
+static size_t next_component(const char **p, char *name)
+{
+    const char *s = *p;
+    for (;;) {
+        while (is_sep(*s)) s++;
+        const char *e = s;
+        while (*e && !is_sep(*e)) e++;
+        size_t n = (size_t)(e - s);
+        if (n == 1 && s[0] == '.') { s = e; continue; }
+        if (n >= NAME_MAX + 1) n = NAME_MAX + 1; /* caller reports ENAMETOOLONG */
+        memcpy(name, s, n < NAME_MAX + 1 ? n : NAME_MAX);
+        name[n <= NAME_MAX ? n : NAME_MAX] = '\0';
+        *p = e;
+        return (size_t)(e - s);
+    }
+}
+
+static int only_dots_left(const char *p)
+{
+    const char *s = p;
+    char name[NAME_MAX + 1];
+    return next_component(&s, name) == 0;
+}
+
+/* The walk: a stack of directory fds below the root and the text still to
+ * resolve (`work`, rebuilt when a symlink is spliced in). */
+static int walk_open(int rootfd, const char *path, int flags)
+{
+    int stack[PN_MAX_DEPTH];
+    int depth = 0, links = 0, rc;
+    char bufs[2][PATH_MAX * 2];
+    char target[PATH_MAX + 1];
+    char name[NAME_MAX + 1];
+    int cur_buf = 0;
+    size_t plen = strlen(path);
+    if (plen >= sizeof bufs[0]) return -ENAMETOOLONG;
+    memcpy(bufs[0], path, plen + 1);
+    const char *p = bufs[0];
+
+    for (;;) {
+        size_t n = next_component(&p, name);
+        int last = only_dots_left(p);
+        int dir = depth ? stack[depth - 1] : rootfd;
+        if (n == 0) { /* the path names the current directory itself */
+            rc = openat(dir, ".", flags | O_CLOEXEC);
+            rc = rc < 0 ? -errno : rc;
+            goto out;
+        }
+        if (n > NAME_MAX) { rc = -ENAMETOOLONG; goto out; }
+        if (n == 2 && name[0] == '.' && name[1] == '.') {
+            if (depth) close(stack[--depth]);
+            if (last) {
+                dir = depth ? stack[depth - 1] : rootfd;
+                rc = openat(dir, ".", flags | O_CLOEXEC);
+                rc = rc < 0 ? -errno : rc;
+                goto out;
+            }
+            continue;
+        }
+        int fd;
+        if (last)
+            fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC);
+        else
+            fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+#if PN_HAS_O_PATH
+                        | O_PATH
+#endif
+            );
+        ssize_t tl = -1;
+        if (fd >= 0) {
+            if (!last) {
+                if (depth == PN_MAX_DEPTH) { close(fd); rc = -ENAMETOOLONG; goto out; }
+                stack[depth++] = fd;
+                continue;
+            }
+#if PN_HAS_O_PATH
+            struct stat st;
+            /* O_PATH|O_NOFOLLOW opens a final symlink itself: follow it */
+            if ((flags & O_PATH) && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+                tl = readlinkat(fd, "", target, PATH_MAX);
+                close(fd);
+                if (tl < 0) { rc = -errno; goto out; }
+            } else
+#endif
+            { rc = fd; goto out; }
+        } else {
+            int e = errno;
+            if (e != ELOOP && e != ENOTDIR && e != EMLINK) { rc = -e; goto out; }
+            tl = readlinkat(dir, name, target, PATH_MAX);
+            if (tl < 0) { rc = -e; goto out; }
+        }
+        /* splice the link target in front of the rest of the path */
+        if (++links > PN_MAX_LINKS) { rc = -ELOOP; goto out; }
+        target[tl] = '\0';
+        if (target[0] == '/')
+            while (depth) close(stack[--depth]);
+        size_t rest = strlen(p);
+        char *nb = bufs[cur_buf ^ 1];
+        if ((size_t)tl + 1 + rest + 1 > sizeof bufs[0]) { rc = -ENAMETOOLONG; goto out; }
+        memcpy(nb, target, (size_t)tl);
+        nb[tl] = '/';
+        memcpy(nb + tl + 1, p, rest + 1);
+        cur_buf ^= 1;
+        p = nb;
+    }
+out:
+    while (depth) close(stack[--depth]);
+    return rc;
+}
+
+#if PN_HAS_OPENAT2
+static int try_openat2(int rootfd, const char *path, int flags)
+{
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (unsigned long long)(flags | O_CLOEXEC);
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    for (int tries = 0; tries < 4; tries++) {
+        long fd = syscall(SYS_openat2, rootfd, path, &how, sizeof how);
+        if (fd >= 0) return (int)fd;
+        if (errno != EAGAIN) return -errno; /* EAGAIN: a rename raced with ".." */
+    }
+    return -EAGAIN;
+}
+#endif
+
+int pn_openat2_works(int rootfd)
+{
+#if PN_HAS_OPENAT2
+    if (openat2_state < 0) {
+        int fd = try_openat2(rootfd, ".", O_RDONLY | O_DIRECTORY);
+        if (fd >= 0) close(fd);
+        openat2_state = !(fd == -ENOSYS || fd == -EPERM || fd == -EINVAL || fd == -E2BIG);
+    }
+    return openat2_state;
+#else
+    (void)rootfd;
+    return 0;
+#endif
+}
+
+void pn_fsread_walk_only(int on)
+{
+    openat2_state = on ? 0 : -1;
+}
+
+int pn_open_in_root(int rootfd, const char *path, int flags)
+{
+    while (*path == '/') path++;
+    if (!*path) path = ".";
+#if PN_HAS_OPENAT2
+    if (openat2_state != 0) {
+        int fd = try_openat2(rootfd, path, flags);
+        if (fd >= 0) { openat2_state = 1; return fd; }
+        if (fd == -ENOSYS || (openat2_state < 0 && (fd == -EPERM || fd == -EINVAL || fd == -E2BIG))) {
+            /* old kernel or a seccomp filter: decide once with a probe */
+            if (!pn_openat2_works(rootfd)) return walk_open(rootfd, path, flags);
+        }
+        if (fd != -EAGAIN && fd != -EPERM) return fd;
+        /* EAGAIN after retries, or EPERM: let the walk give the real answer */
+    }
+#endif
+    return walk_open(rootfd, path, flags);
+}
+
+ssize_t pn_read_fd(int fd, char *buf, size_t cap)
+{
+    size_t got = 0;
+    while (got < cap) {
+        ssize_t r = read(fd, buf + got, cap - got);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -errno;
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+static int buf_reserve(pn_buf *b, size_t extra)
+{
+    if (b->cap - b->len >= extra) return 0;
+    size_t nc = b->cap ? b->cap : 65536;
+    while (nc - b->len < extra) nc *= 2;
+    char *nd = realloc(b->data, nc);
+    if (!nd) return -ENOMEM;
+    b->data = nd;
+    b->cap = nc;
+    return 0;
+}
+
+int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
+                 pn_buf *out, ssize_t *results, size_t *offsets)
+{
+    for (size_t i = 0; i < n; i++) {
+        offsets[i] = out->len;
+        int fd = pn_open_in_root(rootfd, paths[i], O_RDONLY);
+        if (fd < 0) { results[i] = fd; continue; }
+        /* read straight into the shared buffer, growing it as needed */
+        size_t got = 0;
+        ssize_t r = 0;
+        while (got < limit) {
+            size_t chunk = limit - got < 65536 ? limit - got : 65536;
+            if (buf_reserve(out, chunk) < 0) { close(fd); return -ENOMEM; }
+            r = pn_read_fd(fd, out->data + out->len, chunk);
+            if (r < 0) break;
+            out->len += (size_t)r;
+            got += (size_t)r;
+            if ((size_t)r < chunk) break;
+        }
+        close(fd);
+        if (r < 0) { out->len = offsets[i]; results[i] = r; }
+        else results[i] = (ssize_t)got;
+    }
+    return 0;
+}
+
+ssize_t pn_list_at(int rootfd, const char *path, pn_buf *out)
+{
+    int fd = pn_open_in_root(rootfd, path, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return fd;
+    DIR *d = fdopendir(fd);
+    if (!d) { int e = errno; close(fd); return -e; }
+    ssize_t count = 0;
+    struct dirent *de;
+    errno = 0;
+    while ((de = readdir(d)) != NULL) {
+        const char *nm = de->d_name;
+        if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0'))) continue;
+        size_t l = strlen(nm) + 1;
+        if (buf_reserve(out, l) < 0) { closedir(d); return -ENOMEM; }
+        memcpy(out->data + out->len, nm, l);
+        out->len += l;
+        count++;
+    }
+    int e = errno;
+    closedir(d);
+    return e ? -e : count;
+}
+
+int pn_kind_at(int rootfd, const char *path)
+{
+    struct stat st;
+#if PN_HAS_O_PATH
+    int fd = pn_open_in_root(rootfd, path, O_RDONLY | O_PATH);
+#else
+    int fd = pn_open_in_root(rootfd, path, O_RDONLY);
+#endif
+    if (fd < 0) return 0;
+    int r = fstat(fd, &st);
+    close(fd);
+    if (r < 0) return 0;
+    return S_ISDIR(st.st_mode) ? 2 : 1;
+}
+
+ssize_t pn_write_at(int rootfd, const char *path, const char *data, size_t len)
+{
+    int fd = pn_open_in_root(rootfd, path, O_WRONLY);
+    if (fd < 0) return fd;
+    ssize_t r;
+    do { r = write(fd, data, len); } while (r < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    return r < 0 ? -e : r;
+}
