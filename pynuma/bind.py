@@ -164,7 +164,7 @@ def _node_bits(fs: FsRoot) -> int:
 # -- CPU affinity -------------------------------------------------------
 def thread_ids(pid: int, fs: Optional[FsRoot] = None) -> List[int]:
     """Kernel thread ids of process ``pid`` (``/proc/PID/task``)."""
-    fs = _fs(fs, "listing threads")
+    fs = fs or _fs(None, "listing threads")
     tids = [int(t) for t in fs.listdir(f"/proc/{int(pid)}/task") if t.isdigit()]
     if not tids:
         raise NoSuchProcess(f"process {pid}: no such process")
@@ -370,7 +370,7 @@ def parse_numa_maps_policy(line: str) -> MemPolicy:
 
 def process_policy(pid: int, fs: Optional[FsRoot] = None) -> Optional[MemPolicy]:
     """The policy most of ``pid``'s mappings follow (its task policy, unless mbind changed many); None if unreadable."""
-    fs = _fs(fs, "reading a process's memory policy")
+    fs = fs or _fs(None, "reading a process's memory policy")
     text = fs.read_optional(f"/proc/{int(pid)}/numa_maps")
     if not text:
         return None
