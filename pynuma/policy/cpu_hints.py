@@ -1,0 +1,160 @@
+"""CPU Manager topology hints: which NUMA sets can hold a container's (or pod's) exclusive CPUs.
+
+Hints are built from per-node CPU counts (total and free), summed over
+every NUMA subset with a doubling table, so a 16-node machine costs a few
+list operations per subset instead of a scan of every CPU per subset.
+Order is the kubelet's: subsets by size, then lexicographic.
+
+>>> from pynuma.policy.cpu_topology import CPUTopology
+>>> t = CPUTopology.from_cpus([(c, c // 4, c // 4, c // 2, 0) for c in range(8)])
+>>> [h.to_json() for h in generate_cpu_hints(t, t.cpus(), None, 2)]
+[{'numa': [0], 'preferred': True}, {'numa': [1], 'preferred': True}, {'numa': [0, 1], 'preferred': False}]
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Dict, List, Optional
+
+from ..cpuset import CPUSet
+from .bitmask import NUMAMask
+from .cpu_topology import CPUTopology
+from .hints import TopologyHint
+
+RESOURCE = "cpu"
+
+
+@lru_cache(maxsize=4096)
+def _subsets(n: int, k: int, start: int = 0) -> tuple:
+    """k-subsets of positions ``start..n-1`` as bitmaps, in lexicographic order of positions."""
+    if k == 0:
+        return (0,)
+    out = []
+    for first in range(start, n - k + 1):
+        bit = 1 << first
+        out.extend(bit | m for m in _subsets(n, k - 1, first + 1))
+    return tuple(out)
+
+
+def _subset_sums(values: List[int]) -> List[int]:
+    """``sums[m]`` = sum of ``values[p]`` over the 1-bits p of m, for every m < 2**len(values)."""
+    sums = [0]
+    for v in values:
+        sums = sums + [s + v for s in sums]
+    return sums
+
+
+def _subset_ors(values: List[int]) -> List[int]:
+    ors = [0]
+    for v in values:
+        ors = ors + [s | v for s in ors]
+    return ors
+
+
+def generate_cpu_hints(topo: CPUTopology, available: CPUSet, reusable: Optional[CPUSet],
+                       request: int, align_by_socket: bool = False) -> List[TopologyHint]:
+    """Every NUMA set whose reusable + available CPUs cover ``request``; minimal-size sets preferred.
+
+    "Minimal" is measured on the whole machine (the smallest set that could
+    hold the request when empty), not on what is free now.  With
+    ``align_by_socket`` a set spanning the minimal number of sockets is also
+    preferred.
+    """
+    nodes = topo.numa_nodes()
+    n = len(nodes)
+    avail_bits = available.bits
+    totals = [topo.node_bits[x].bit_count() for x in nodes]
+    free = [(topo.node_bits[x] & avail_bits).bit_count() for x in nodes]
+    # The smallest k whose k largest nodes hold the request (capped at all nodes).
+    min_aff, acc = n, 0
+    for k, t in enumerate(sorted(totals, reverse=True), 1):
+        acc += t
+        if acc >= request:
+            min_aff = min(min_aff, k)
+            break
+    reuse_idx, reuse_count = 0, 0
+    pos = {x: p for p, x in enumerate(nodes)}
+    if reusable:
+        for cpu in reusable:
+            info = topo.details.get(cpu)
+            # A CPU unknown to the topology reads as node 0 in the kubelet (zero value).
+            reuse_idx |= 1 << pos.get(info.node if info else 0, 0)
+            reuse_count += 1
+    need = request - reuse_count
+    sums = _subset_sums(free)
+    contiguous = nodes == list(range(n))
+    socket_count = None
+    min_sockets = 0
+    if align_by_socket:
+        per_socket = topo.num_numa_nodes // topo.num_sockets if topo.num_sockets else 0
+        if per_socket:
+            min_sockets = -(-min_aff // per_socket)
+            sockets_of = []
+            for x in nodes:
+                bits = 0
+                for sid, _ in topo.node_socket_pairs[x]:
+                    bits |= 1 << sid
+                sockets_of.append(bits)
+            socket_count = _subset_ors(sockets_of)
+    hints: List[TopologyHint] = []
+    for k in range(1, n + 1):
+        for m in _subsets(n, k):
+            if m & reuse_idx != reuse_idx or sums[m] < need:
+                continue
+            preferred = k == min_aff or (socket_count is not None
+                                         and socket_count[m].bit_count() == min_sockets)
+            mask = NUMAMask.from_bits(m) if contiguous else NUMAMask(nodes[p] for p in range(n) if m >> p & 1)
+            hints.append(TopologyHint(mask, preferred))
+    return hints
+
+
+def container_hints(policy, state, pod, container) -> Optional[Dict[str, list]]:
+    """The static policy's ``GetTopologyHints``: ``None`` when the container needs no exclusive CPUs."""
+    requested = policy.guaranteed_cpus(pod, container)
+    if requested == 0:
+        return None
+    allocated = state.get(pod.uid, container.name)
+    if allocated is not None:
+        if len(allocated) != requested:
+            return {RESOURCE: []}
+        return {RESOURCE: generate_cpu_hints(policy.topo, allocated, None, requested,
+                                             policy.options.align_by_socket)}
+    reusable = policy.cpus_to_reuse.get(pod.uid)
+    return {RESOURCE: generate_cpu_hints(policy.topo, policy.available_cpus(state), reusable, requested,
+                                         policy.options.align_by_socket)}
+
+
+def pod_hints(policy, state, pod) -> Optional[Dict[str, list]]:
+    """The static policy's ``GetPodTopologyHints`` (pod scope)."""
+    requested = policy.pod_guaranteed_cpus(pod)
+    if requested == 0:
+        return None
+    assigned = CPUSet()
+    for c in pod.all_containers():
+        allocated = state.get(pod.uid, c.name)
+        if allocated is None:
+            continue
+        if len(allocated) != policy.guaranteed_cpus(pod, c):
+            return {RESOURCE: []}
+        assigned = assigned | allocated
+    align = policy.options.align_by_socket
+    if len(assigned) == requested:
+        return {RESOURCE: generate_cpu_hints(policy.topo, assigned, None, requested, align)}
+    reusable = policy.cpus_to_reuse.get(pod.uid, CPUSet()) | assigned
+    return {RESOURCE: generate_cpu_hints(policy.topo, policy.available_cpus(state), reusable, requested, align)}
+
+
+class CPUHintProvider:
+    """Adapter: the static policy + a state, speaking the Topology Manager's ``HintProvider`` protocol."""
+
+    def __init__(self, policy, state) -> None:
+        self.policy, self.state = policy, state
+
+    def hints(self, pod, container):
+        return self.policy.container_hints(self.state, pod, container)
+
+    def pod_hints(self, pod):
+        return self.policy.pod_hints(self.state, pod)
+
+    def allocate(self, pod, container, hint=None):
+        """Let the provider allocate once the Topology Manager admitted ``container`` with ``hint``."""
+        return self.policy.allocate(self.state, pod, container, hint)
