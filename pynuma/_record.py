@@ -1,0 +1,96 @@
+"""A tiny frozen record base: immutable, slotted, compared by value.
+
+``dataclasses`` costs ~14 ms to import (it pulls in ``inspect``), too much
+for a CLI whose whole run must stay within interpreter start + 10 ms, so
+the value types of :mod:`pynuma.model` use this instead::
+
+    class Package(Record):
+        _fields = ("id", "cpus")
+
+    p = Package(0, CPUSet.parse("0-3"))
+    p.id, p == Package(id=0, cpus=p.cpus), p.replace(id=1)
+
+``_defaults`` gives trailing fields a default value.  The generated
+``__init__`` is plain positional code (no per-call loops), which keeps
+building thousands of records cheap.
+"""
+from __future__ import annotations
+
+_MISSING = object()
+
+
+def _make_init(fields: tuple, defaults: dict):
+    params = []
+    for name in fields:
+        params.append(f"{name}=_d_{name}" if name in defaults else name)
+    body = "".join(f"    _set(self, {name!r}, {name})\n" for name in fields) or "    pass\n"
+    src = f"def __init__(self, {', '.join(params)}):\n{body}"
+    namespace = {"_set": object.__setattr__}
+    namespace.update({f"_d_{k}": v for k, v in defaults.items()})
+    exec(src, namespace)  # noqa: S102 - generated from class-level field names only
+    return namespace["__init__"]
+
+
+class Record:
+    """Base of pynuma's immutable value types (see the module docstring)."""
+
+    __slots__ = ()
+    _fields: tuple = ()
+    _defaults: dict = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        fields = tuple(cls.__dict__.get("_fields", ()))
+        if "__slots__" not in cls.__dict__:
+            raise TypeError(f"{cls.__name__} must declare __slots__ = _fields")
+        defaults = dict(getattr(cls, "_defaults", {}))
+        seen_default = False
+        for name in fields:
+            if name in defaults:
+                seen_default = True
+            elif seen_default:
+                raise TypeError(f"{cls.__name__}: field {name!r} without default follows one with a default")
+        cls.__init__ = _make_init(fields, defaults)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, f) for f in self._fields)
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __ne__(self, other) -> bool:
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    def __hash__(self) -> int:
+        # mappings (read-only views in the model) hash by their sorted items
+        values = tuple(tuple(sorted(v.items())) if hasattr(v, "items") else v for v in self._values())
+        return hash((type(self).__name__,) + values)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        return f"{type(self).__name__}({inner})"
+
+    def __reduce__(self):
+        return (type(self), self._values())
+
+    def replace(self, **changes):
+        """A copy with some fields changed."""
+        values = {f: getattr(self, f) for f in self._fields}
+        for key in changes:
+            if key not in values:
+                raise TypeError(f"{type(self).__name__} has no field {key!r}")
+        values.update(changes)
+        return type(self)(**values)
+
+    def as_tuple(self) -> tuple:
+        """The field values in declaration order."""
+        return self._values()

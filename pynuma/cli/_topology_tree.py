@@ -1,0 +1,105 @@
+"""The readable tree of ``pynuma topology``: machine > package > NUMA node > L3 > core > CPU.
+
+Like ``lstopo``'s console output; CPU-less nodes are listed after the
+packages, offline and isolated CPUs at the end.  A node that spans several
+packages appears under each with the CPUs it has there.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+
+def _size(n) -> str:
+    if n is None:
+        return "?"
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            value = n / (1 << shift)
+            return f"{value:.0f} {unit}" if value >= 100 or value == int(value) else f"{value:.1f} {unit}"
+    return f"{n} B"
+
+
+def _hugepages(node) -> str:
+    if not node.hugepages:
+        return ""
+    parts = [f"{_size(size << 10)} {p.free}/{p.total} free" for size, p in sorted(node.hugepages.items())]
+    return "; hugepages " + ", ".join(parts)
+
+
+def _node_line(node) -> str:
+    kind = "" if node.has_cpu else ", no CPUs"
+    kind += "" if node.has_memory else ", no memory"
+    return (f"NUMANode N#{node.id} ({_size(node.memory_total)} total, {_size(node.memory_free)} free"
+            f"{_hugepages(node)}{kind})")
+
+
+def render_tree(topo) -> str:
+    """The topology as an indented text tree."""
+    lines: List[str] = []
+    total_mem = sum(n.memory_total for n in topo.numa_nodes)
+    lines.append(f"Machine ({topo.arch}, {len(topo.online_cpus)} CPUs online, {len(topo.packages)} packages, "
+                 f"{topo.cores} cores, {len(topo.numa_nodes)} NUMA nodes, {_size(total_mem)})")
+    l3_of: Dict[int, Tuple[int, object]] = {}
+    for idx, cache in enumerate(topo.caches):
+        if cache.level == 3 and cache.type != "Instruction":
+            for cpu in cache.cpus:
+                l3_of.setdefault(cpu, (idx, cache))
+    nodes = {n.id: n for n in topo.numa_nodes}
+    package_of: Dict[int, int] = {}
+    for idx, pkg in enumerate(topo.packages):
+        for cpu in pkg.cpus:
+            package_of.setdefault(cpu, idx)
+
+    groups: Dict[object, list] = {}
+    for cpu in topo.cpus:
+        groups.setdefault(package_of.get(cpu.id), []).append(cpu)
+    for pidx in sorted(groups, key=lambda k: (k is None, k if k is not None else 0)):
+        cpus = groups[pidx]
+        if pidx is None:
+            lines.append("  (no package information)")
+        else:
+            pkg = topo.packages[pidx]
+            lines.append(f"  Package P#{pkg.id} (CPUs {pkg.cpus})")
+        _render_nodes(lines, cpus, nodes, l3_of, "    ")
+    for node in topo.numa_nodes:
+        if not node.cpus:
+            lines.append("  " + _node_line(node))
+    if topo.offline_cpus:
+        lines.append(f"  Offline CPUs: {topo.offline_cpus}")
+    if topo.isolated_cpus:
+        lines.append(f"  Isolated CPUs: {topo.isolated_cpus}")
+    if topo.distances is not None:
+        lines.append(f"  Distances: {len(topo.distances.nodes)}x{len(topo.distances.nodes)} "
+                     f"from {topo.distances.source} (pynuma topology --distances)")
+    for w in topo.warnings:
+        lines.append(f"  warning: {w}")
+    return "\n".join(lines) + "\n"
+
+
+def _render_nodes(lines, cpus, nodes, l3_of, pad) -> None:
+    by_node: Dict[object, list] = {}
+    for cpu in cpus:
+        by_node.setdefault(cpu.node, []).append(cpu)
+    for nid in sorted(by_node, key=lambda k: (k is None, k if k is not None else 0)):
+        if nid is None:
+            lines.append(pad + "(CPUs in no NUMA node)")
+        else:
+            lines.append(pad + _node_line(nodes[nid]))
+        by_l3: Dict[object, list] = {}
+        for cpu in by_node[nid]:
+            by_l3.setdefault(l3_of.get(cpu.id, (None, None))[0], []).append(cpu)
+        for l3 in sorted(by_l3, key=lambda k: (k is None, k if k is not None else 0)):
+            inner = pad + "  "
+            if l3 is not None:
+                cache = l3_of[by_l3[l3][0].id][1]
+                ident = "" if cache.id is None else f" #{cache.id}"
+                lines.append(f"{inner}L3{ident} ({_size(cache.size_bytes)})")
+                inner += "  "
+            by_core: Dict[int, list] = {}
+            for cpu in by_l3[l3]:
+                by_core.setdefault(cpu.core, []).append(cpu)
+            for core in sorted(by_core):
+                members = by_core[core]
+                raw = members[0].core_id
+                label = f"Core #{core}" + ("" if raw is None else f" (core_id {raw})")
+                lines.append(f"{inner}{label}: " + " ".join(f"CPU {c.id}" for c in members))

@@ -1,0 +1,233 @@
+"""``pynuma topology``: CPUs, caches, NUMA nodes, memory, hugepages and distances.
+
+    pynuma topology                         # readable tree (machine > package > node > L3 > core > CPU)
+    pynuma topology --json                  # one JSON object (Topology.to_dict())
+    pynuma topology --distances             # the NUMA distance matrix as a table
+    pynuma topology --root DUMP --json      # a saved /sys + /proc dump instead of this host
+    pynuma topology --save topo.json        # write the JSON cache (atomically)
+    pynuma topology --topology topo.json    # show a saved topology
+
+The whole command must cost little more than the interpreter's start, so it
+parses its few options by hand and writes JSON with a tiny encoder instead
+of importing argparse and json.
+"""
+from __future__ import annotations
+
+import sys
+
+USAGE = ("usage: pynuma topology [--json | --distances] [--root DIR | --topology FILE] [--save FILE]")
+HELP = USAGE + """
+
+Show this machine's (or a dump's) CPUs, caches, NUMA nodes, memory, hugepages and distances.
+
+options:
+  --json           print one JSON object (the format --save writes and --topology reads)
+  --distances      print the NUMA distance matrix as a table
+  --root DIR       directory playing the part of / (a saved /sys + /proc dump); default: the live host
+  --topology FILE  load a topology saved with --save instead of discovering one
+  --save FILE      write the topology as JSON to FILE (atomically); prints nothing else unless asked
+  -h, --help       show this help
+"""
+
+_FLAGS = ("--json", "--distances")
+_VALUES = ("--root", "--topology", "--save")
+
+
+class _Usage(Exception):
+    pass
+
+
+def _parse_args(argv):
+    opts = {"json": False, "distances": False, "root": None, "topology": None, "save": None, "help": False}
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg in ("-h", "--help"):
+            opts["help"] = True
+            continue
+        name, eq, value = arg.partition("=")
+        if name in _FLAGS and not eq:
+            opts[name[2:]] = True
+        elif name in _VALUES:
+            if not eq:
+                if not args:
+                    raise _Usage(f"argument {name}: expected one argument")
+                value = args.pop(0)
+            if not value:
+                raise _Usage(f"argument {name}: empty value")
+            opts[name[2:]] = value
+        else:
+            raise _Usage(f"unrecognized argument {arg!r}")
+    if opts["json"] and opts["distances"]:
+        raise _Usage("--json and --distances cannot be combined")
+    if opts["root"] is not None and opts["topology"] is not None:
+        raise _Usage("--root and --topology cannot be combined")
+    return opts
+
+
+def main(argv) -> int:
+    try:
+        opts = _parse_args(argv)
+    except _Usage as err:
+        sys.stderr.write(f"pynuma topology: error: {err}\n{USAGE}\n")
+        return 2
+    if opts["help"]:
+        sys.stdout.write(HELP)
+        return 0
+    topo = _load(opts["topology"]) if opts["topology"] else _discover(opts["root"] or "/")
+    data = None
+    if opts["save"]:
+        from ..atomic import write_atomic
+
+        data = topo.to_dict()
+        try:
+            write_atomic(opts["save"], dumps(data, indent=2) + "\n")
+        except OSError as err:
+            from ..errors import from_oserror
+
+            raise from_oserror(err, opts["save"]) from None
+        if not (opts["json"] or opts["distances"]):
+            return 0
+    if opts["json"]:
+        sys.stdout.write(dumps(data if data is not None else topo.to_dict(), indent=2) + "\n")
+    elif opts["distances"]:
+        sys.stdout.write(render_distances(topo))
+    else:
+        from ._topology_tree import render_tree
+
+        sys.stdout.write(render_tree(topo))
+    return 0
+
+
+def _discover(root: str):
+    import os
+
+    if not os.path.isdir(root):
+        from ..errors import InputError
+
+        raise InputError(f"--root {root}: not a directory")
+    from ..discover import discover
+
+    return discover(root)
+
+
+def _load(path: str):
+    import json
+
+    from ..errors import InputError, ParseError
+    from ..model import Topology
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as err:
+        raise InputError(f"--topology {path}: {err.strerror or err}") from None
+    except ValueError as err:
+        raise ParseError(path, f"not JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise ParseError(path, "not a pynuma topology: expected a JSON object")
+    try:
+        return Topology.from_dict(data)
+    except ValueError as err:
+        raise ParseError(path, str(err)) from None
+
+
+def render_distances(topo) -> str:
+    """The distance matrix as a table (one line when there is none)."""
+    d = topo.distances
+    if d is None:
+        return "no NUMA distances (fewer than two nodes, or none readable)\n"
+    width = max(4, max(len(str(v)) for row in d.matrix for v in row) + 1, max(len(str(n)) for n in d.nodes) + 2)
+    lines = [f"node distances (source: {d.source})", "node" + "".join(f"{n:>{width}}" for n in d.nodes)]
+    for n, row in zip(d.nodes, d.matrix):
+        lines.append(f"{n:>4}" + "".join(f"{v:>{width}}" for v in row))
+    return "\n".join(lines) + "\n"
+
+
+# -- a tiny JSON encoder (importing json costs more than this command's budget) --
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def _quote(s: str) -> str:
+    if s.isprintable() and '"' not in s and "\\" not in s:
+        return '"' + s + '"'
+    out = []
+    for ch in s:
+        esc = _ESCAPES.get(ch)
+        if esc is not None:
+            out.append(esc)
+        elif ch < " " or ch == "\x7f" or not ch.isprintable():
+            code = ord(ch)
+            if code > 0xFFFF:
+                code -= 0x10000
+                out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+            else:
+                out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _scalar(v) -> str:
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(int(v))
+    if isinstance(v, str):
+        return _quote(v)
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ValueError(f"cannot encode {v!r} as JSON")
+        return repr(v)
+    raise TypeError(f"cannot encode {type(v).__name__} as JSON")
+
+
+def _compact_ok(items) -> bool:
+    return all(not isinstance(x, (dict, list, tuple)) for x in items)
+
+
+def _encode(v, indent: int, level: int, out: list) -> None:
+    if isinstance(v, dict):
+        if not v:
+            out.append("{}")
+            return
+        pad = "\n" + " " * (indent * (level + 1))
+        out.append("{")
+        first = True
+        for k, item in v.items():
+            if not isinstance(k, str):
+                k = str(k) if isinstance(k, int) and not isinstance(k, bool) else _bad_key(k)
+            out.append(pad if first else "," + pad)
+            first = False
+            out.append(_quote(k) + ": ")
+            _encode(item, indent, level + 1, out)
+        out.append("\n" + " " * (indent * level) + "}")
+    elif isinstance(v, (list, tuple)):
+        if not v:
+            out.append("[]")
+        elif _compact_ok(v):
+            out.append("[" + ", ".join(_scalar(x) for x in v) + "]")  # matrix rows, id lists: one line
+        else:
+            pad = "\n" + " " * (indent * (level + 1))
+            out.append("[")
+            for i, item in enumerate(v):
+                out.append(pad if i == 0 else "," + pad)
+                _encode(item, indent, level + 1, out)
+            out.append("\n" + " " * (indent * level) + "]")
+    else:
+        out.append(_scalar(v))
+
+
+def _bad_key(k):
+    raise TypeError(f"cannot encode key {k!r} as JSON")
+
+
+def dumps(value, indent: int = 2) -> str:
+    """JSON text of ``value`` (dicts, lists, str, int, float, bool, None), indented."""
+    out: list = []
+    _encode(value, indent, 0, out)
+    return "".join(out)

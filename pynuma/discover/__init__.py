@@ -1,0 +1,133 @@
+"""``discover(root="/") -> Topology``: what the machine (or a saved dump of one) is made of.
+
+>>> import pynuma
+>>> topo = pynuma.discover()                       # the live host
+>>> topo = pynuma.discover("/tmp/dump")            # a /sys + /proc dump   # doctest: +SKIP
+>>> topo.online_cpus, [n.id for n in topo.numa_nodes], topo.distances
+
+Discovery is tolerant: an item that does not parse is skipped and a line is
+added to ``topo.warnings``; only a file without which the answer would be
+wrong (``cpu/online``, a node's ``cpulist``, a topology mask, the cpuset
+cgroup's ``cpus``) raises :class:`pynuma.errors.ParseError` naming it.
+``record=True`` (or an ``FsRoot(..., record=True)`` passed as ``root``)
+keeps the files read and directories listed in :data:`last_record`, for the
+benchmark's floor program.
+"""
+from __future__ import annotations
+
+import os
+from typing import List, Optional, Tuple, Union
+
+from ..cpuset import CPUSet
+from ..fsroot import FsRoot
+from ..model import CPU, Package, Topology
+from . import caches as _caches
+from . import cpus as _cpus
+from . import cpuset_cgroup as _cgroup
+from . import distances as _distances
+from . import numa as _numa
+
+__all__ = ["discover", "last_record"]
+
+#: ``(files_read, dirs_listed)`` of the last ``discover(..., record=True)``.
+last_record: Optional[Tuple[List[str], List[str]]] = None
+
+
+def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
+    """Discover CPUs, caches, NUMA nodes, memory, hugepages and distances under ``root``."""
+    global last_record
+    fs = root if isinstance(root, FsRoot) else FsRoot(root, record=record)
+    warnings: List[str] = []
+    sets = _cpus.read_cpu_sets(fs, warnings)
+    allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings)
+    reported = sets.online if allowed_cpus is None else sets.online & allowed_cpus
+
+    topo = _cpus.read_topology(fs, reported, warnings)
+    reported = topo.reported
+    cpu_ids = sorted(topo.core_key)
+    core_of, core_members = _cpus.number_cores(cpu_ids, topo.core_key)
+
+    all_node_ids = _numa.list_node_ids(fs)
+    if all_node_ids:
+        node_ids = [n for n in all_node_ids if allowed_mems is None or (allowed_mems >> n) & 1]
+        nodes = _numa.read_nodes(fs, node_ids, reported, warnings)
+        distances = _distances.read_distances(fs, all_node_ids, node_ids, warnings)
+    else:
+        nodes = [_numa.single_node(fs, reported, warnings)]
+        distances = None
+    node_of = _numa.node_of_cpus(nodes)
+
+    caches = _caches.read_caches(fs, reported, warnings)
+    uncore = _caches.uncore_caches(caches)
+
+    cpu_records = tuple(
+        CPU(c, True, topo.package.get(c), topo.die.get(c), topo.cluster.get(c), topo.core_id.get(c),
+            core_of[c], node_of.get(c), CPUSet.from_bits(core_members[core_of[c]]), uncore.get(c))
+        for c in cpu_ids)
+    packages = tuple(Package(pid, CPUSet.from_bits(bits)) for pid, bits in topo.packages)
+    devices, net_interfaces = _extras(fs, warnings)
+    result = Topology(
+        _arch(fs),
+        CPUSet.from_bits(sets.possible),
+        CPUSet.from_bits(sets.present),
+        CPUSet.from_bits(reported),
+        CPUSet.from_bits(sets.offline),
+        CPUSet.from_bits(sets.isolated & reported),
+        cpu_records,
+        packages,
+        len(core_members),
+        tuple(caches),
+        tuple(nodes),
+        distances,
+        devices,
+        net_interfaces,
+        tuple(warnings),
+    )
+    if fs.files_read is not None:
+        last_record = (list(fs.files_read), list(fs.dirs_listed or ()))
+    return result
+
+
+def _extras(fs: FsRoot, warnings: List[str]) -> Tuple[tuple, tuple]:
+    """Hook for PCI devices and network interfaces (``pynuma.discover.devices`` / ``.net``).
+
+    Returns ``(devices, net_interfaces)``; empty until those discoveries are wired in here.
+    """
+    return (), ()
+
+
+def _arch(fs: FsRoot) -> str:
+    """The machine's architecture: ``uname`` on the live host, a guess from ``/proc/cpuinfo`` for a dump."""
+    if fs.is_host:
+        return os.uname().machine
+    try:
+        head = fs.read_bytes("/proc/cpuinfo", 4096).decode("utf-8", "replace")
+    except OSError:
+        return "unknown"
+    return guess_arch(head)
+
+
+def guess_arch(cpuinfo_head: str) -> str:
+    """Architecture name from the start of a ``/proc/cpuinfo`` (``"unknown"`` when unsure)."""
+    fields = {}
+    for line in cpuinfo_head.split("\n"):
+        key, sep, value = line.partition(":")
+        if sep:
+            fields.setdefault(key.strip().lower(), value.strip())
+    vendor = fields.get("vendor_id", "") or fields.get("vendor", "")
+    if "S390" in vendor:
+        return "s390"
+    if fields.get("arch", "").upper() == "IA-64" or fields.get("family", "").startswith("Itanium"):
+        return "ia64"
+    if vendor in ("GenuineIntel", "AuthenticAMD", "HygonGenuine", "CentaurHauls"):
+        return "x86_64" if " lm " in f" {fields.get('flags', '')} " else "i386"
+    if "cpu implementer" in fields:
+        arch = fields.get("cpu architecture", "")
+        return "arm64" if arch in ("8", "9", "AArch64") or "aarch64" in fields.get("processor", "").lower() \
+            else "arm"
+    if "processor" in fields and "ARM" in fields["processor"]:
+        return "arm"
+    cpu = fields.get("cpu", "")
+    if cpu.startswith(("POWER", "PPC", "Cell")) or "platform" in fields:
+        return "ppc64"
+    return "unknown"

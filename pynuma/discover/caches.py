@@ -1,0 +1,71 @@
+"""CPU caches from ``cpuN/cache/indexK``: level, type, size, id and the CPUs sharing each.
+
+Each cache instance is read once, from the lowest reported CPU that has it
+(its ``shared_cpu_map`` names the others), not once per CPU.  A cache whose
+files do not parse is skipped with a warning.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from .. import _impl
+from ..cpuset import CPUSet
+from ..model import Cache
+from ..parse import parse_cache_size, parse_cache_type, parse_int, parse_prefixed_id
+
+_bitmap = _impl.select("bitmap")
+
+CPU_DIR = "/sys/devices/system/cpu"
+_FILES = ("level", "type", "size", "id", "shared_cpu_map")
+
+
+def _indices(fs, reported: int) -> List[int]:
+    """Cache index numbers, listed once from the lowest reported CPU's ``cache`` directory."""
+    if not reported:
+        return []
+    cpu = (reported & -reported).bit_length() - 1
+    names = fs.listdir(f"{CPU_DIR}/cpu{cpu}/cache")
+    return sorted(i for i in (parse_prefixed_id(n, "index") for n in names) if i is not None)
+
+
+def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
+    """Every cache instance among the ``reported`` CPUs (bitmap), by index then lowest CPU."""
+    caches: List[Cache] = []
+    parse_mask = _bitmap.parse_cpumask
+    for index in _indices(fs, reported):
+        remaining = reported
+        while remaining:
+            cpu = (remaining & -remaining).bit_length() - 1
+            base = f"{CPU_DIR}/cpu{cpu}/cache/index{index}/"
+            level_t, type_t, size_t, id_t, map_t = fs.read_many([base + n for n in _FILES])
+            if level_t is None:
+                remaining &= ~(1 << cpu)  # this CPU has no such cache index
+                continue
+            try:
+                members = 1 << cpu
+                if map_t is not None:
+                    members |= parse_mask(map_t) & reported
+                level = parse_int(level_t)
+                kind = parse_cache_type(type_t) if type_t is not None else "Unified"
+                size = parse_cache_size(size_t) if size_t is not None and size_t.strip(" \n\x00") else None
+                cache_id = parse_int(id_t) if id_t is not None else None
+            except ValueError as err:
+                warnings.append(f"{fs.host_path(base)}: {err}; cache skipped")
+                remaining &= ~(1 << cpu)
+                continue
+            members &= remaining | (1 << cpu)
+            caches.append(Cache(level, kind, size, cache_id, CPUSet.from_bits(members)))
+            remaining &= ~members
+    return caches
+
+
+def uncore_caches(caches: List[Cache]) -> Dict[int, Optional[int]]:
+    """``{cpu: id of its L3 cache group}``; the group's lowest CPU stands in for a missing ``id``."""
+    out: Dict[int, Optional[int]] = {}
+    for cache in caches:
+        if cache.level != 3 or cache.type == "Instruction":
+            continue
+        gid = cache.id if cache.id is not None else cache.cpus.min()
+        for cpu in cache.cpus:
+            out.setdefault(cpu, gid)
+    return out

@@ -1,0 +1,243 @@
+"""CPU sets and per-CPU topology (package, die, cluster, core) from ``/sys/devices/system/cpu``.
+
+Rules (conformance README, rules 1-3): a CPU is online per ``cpu/online``
+(else per ``cpuN/online``) and is ignored without a ``cpuN/topology``
+directory; a package is the set of reported CPUs sharing a
+``package_cpus``/``core_siblings`` mask; two CPUs are one core when they share
+the ``core_cpus``/``thread_siblings`` mask *and* the same ``core_id`` (AMD
+Bulldozer lists two integer cores in one mask).
+
+Group files (package, die, cluster masks and ids) are read once per group,
+from its lowest CPU, the way hwloc does; only ``core_id`` and the core mask
+are read per CPU.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from .. import _impl
+from ..errors import ParseError
+from ..parse import parse_int, parse_online_flag, parse_prefixed_id
+
+_bitmap = _impl.select("bitmap")
+
+CPU_DIR = "/sys/devices/system/cpu"
+
+# (new name, old name) of the mask files; the new ones appeared in Linux 5.8
+_CORE_MASKS = ("core_cpus", "thread_siblings")
+_PACKAGE_MASKS = ("package_cpus", "core_siblings")
+_PROBE = ("core_cpus", "thread_siblings", "package_cpus", "core_siblings", "physical_package_id",
+          "core_id", "die_id", "die_cpus", "cluster_id", "cluster_cpus")
+
+
+class CpuSets:
+    """The machine-wide CPU sets as bitmaps (ints)."""
+
+    __slots__ = ("possible", "present", "online", "offline", "isolated")
+
+    def __init__(self, possible: int, present: int, online: int, offline: int, isolated: int) -> None:
+        self.possible, self.present, self.online, self.offline, self.isolated = (
+            possible, present, online, offline, isolated)
+
+
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def _cpulist(fs, path: str, text: str) -> int:
+    try:
+        return _bitmap.parse_cpulist(text)
+    except ValueError as err:
+        raise ParseError(fs.host_path(path), str(err)) from None
+
+
+def read_cpu_sets(fs, warnings: List[str]) -> CpuSets:
+    """possible/present/online/offline/isolated CPUs (before the cgroup restriction)."""
+    names = ("online", "possible", "present", "isolated", "offline")
+    paths = [f"{CPU_DIR}/{n}" for n in names]
+    texts = dict(zip(names, fs.read_many(paths)))
+    sets: Dict[str, Optional[int]] = {}
+    for name, path in zip(names, paths):
+        text = texts[name]
+        sets[name] = None if text is None else _cpulist(fs, path, text)
+    online = sets["online"]
+    if online is None:
+        online, listed = _online_from_dirs(fs)
+        sets["possible"] = sets["possible"] if sets["possible"] is not None else listed
+        sets["present"] = sets["present"] if sets["present"] is not None else listed
+    possible = sets["possible"] if sets["possible"] is not None else online
+    present = sets["present"] if sets["present"] is not None else possible
+    offline = sets["offline"] if sets["offline"] is not None else present & ~online
+    return CpuSets(possible, present, online, offline, sets["isolated"] or 0)
+
+
+def _online_from_dirs(fs) -> Tuple[int, int]:
+    """Online CPUs when ``cpu/online`` is missing: every ``cpuN`` whose ``online`` is not ``0``."""
+    ids = [i for i in (parse_prefixed_id(n, "cpu") for n in fs.listdir(CPU_DIR)) if i is not None]
+    paths = [f"{CPU_DIR}/cpu{i}/online" for i in ids]
+    online = listed = 0
+    for i, path, text in zip(ids, paths, fs.read_many(paths)):
+        listed |= 1 << i
+        if text is None:
+            online |= 1 << i  # cpu0 often has no online file: it cannot be offlined
+            continue
+        if not text.strip(" \t\r\n\x00"):
+            online |= 1 << i  # empty: state unknown; only an explicit 0 means offline (rule 1)
+            continue
+        try:
+            if parse_online_flag(text):
+                online |= 1 << i
+        except ValueError as err:
+            raise ParseError(fs.host_path(path), str(err)) from None
+    return online, listed
+
+
+class CpuTopology:
+    """Raw per-CPU facts: ``{cpu: value}`` maps plus the package groups."""
+
+    __slots__ = ("reported", "core_id", "core_key", "package", "die", "cluster", "packages")
+
+    def __init__(self) -> None:
+        self.reported = 0
+        self.core_id: Dict[int, Optional[int]] = {}
+        self.core_key: Dict[int, tuple] = {}
+        self.package: Dict[int, Optional[int]] = {}
+        self.die: Dict[int, Optional[int]] = {}
+        self.cluster: Dict[int, Optional[int]] = {}
+        self.packages: List[Tuple[int, int]] = []  # (id, cpus bitmap)
+
+
+def _probe_names(fs, cpus: List[int]) -> Tuple[Optional[Dict[str, bool]], int]:
+    """Which topology file names this kernel has, from the first CPU that has any; and CPUs to drop."""
+    dropped = 0
+    for cpu in cpus:
+        base = f"{CPU_DIR}/cpu{cpu}/topology/"
+        found = fs.read_many([base + n for n in _PROBE])
+        if any(t is not None for t in found):
+            return {n: t is not None for n, t in zip(_PROBE, found)}, dropped
+        if not fs.isdir(base):
+            dropped |= 1 << cpu
+    return None, dropped
+
+
+def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
+    """Per-CPU topology of the ``reported`` CPUs (bitmap); CPUs without a topology dir are dropped."""
+    topo = CpuTopology()
+    cpus = list(_bits(reported))
+    have, dropped = _probe_names(fs, cpus)
+    if have is None:
+        # no topology files at all: every CPU with a topology dir is its own core, no packages
+        topo.reported = reported & ~dropped
+        for cpu in _bits(topo.reported):
+            topo.core_id[cpu] = None
+            topo.core_key[cpu] = (1 << cpu, None)
+            topo.package[cpu] = topo.die[cpu] = topo.cluster[cpu] = None
+        return topo
+    cpus = [c for c in cpus if not (dropped >> c) & 1]
+    core_mask = _CORE_MASKS[0] if have["core_cpus"] else _CORE_MASKS[1]
+    package_mask = _PACKAGE_MASKS[0] if have["package_cpus"] else _PACKAGE_MASKS[1]
+
+    paths = []
+    for cpu in cpus:
+        base = f"{CPU_DIR}/cpu{cpu}/topology/"
+        paths.append(base + "core_id")
+        paths.append(base + core_mask)
+    texts = fs.read_many(paths)
+    parse_mask = _bitmap.parse_cpumask
+    keep = []
+    for k, cpu in enumerate(cpus):
+        id_text, mask_text = texts[2 * k], texts[2 * k + 1]
+        if id_text is None and mask_text is None and not fs.isdir(f"{CPU_DIR}/cpu{cpu}/topology"):
+            dropped |= 1 << cpu  # rule 1: a CPU without a topology directory is ignored
+            continue
+        keep.append(cpu)
+        core_id = _optional_int(fs, paths[2 * k], id_text, warnings)
+        mask = None
+        if mask_text is not None:
+            try:
+                mask = parse_mask(mask_text)
+            except ValueError as err:
+                raise ParseError(fs.host_path(paths[2 * k + 1]), str(err)) from None
+        topo.core_id[cpu] = core_id
+        topo.core_key[cpu] = (mask, core_id) if mask is not None else (1 << cpu, core_id, "alone")
+    reported &= ~dropped
+    topo.reported = reported
+    for cpu in keep:
+        key = topo.core_key[cpu]
+        if len(key) == 2:
+            topo.core_key[cpu] = ((key[0] & reported) | (1 << cpu), key[1])
+
+    topo.packages = _groups(fs, keep, reported, "physical_package_id", package_mask,
+                            have["physical_package_id"] or have[package_mask], topo.package, warnings)
+    _groups(fs, keep, reported, "die_id", "die_cpus", have["die_id"], topo.die, warnings)
+    _groups(fs, keep, reported, "cluster_id", "cluster_cpus", have["cluster_id"], topo.cluster, warnings)
+    return topo
+
+
+def _optional_int(fs, path: str, text: Optional[str], warnings: List[str]) -> Optional[int]:
+    if text is None:
+        return None
+    try:
+        return parse_int(text)
+    except ValueError as err:
+        warnings.append(f"{fs.host_path(path)}: {err}; ignored")
+        return None
+
+
+def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, present: bool,
+            out: Dict[int, Optional[int]], warnings: List[str]):
+    """Fill ``out[cpu] = group id`` reading each group's files once (from its lowest CPU).
+
+    Returns ``[(id, cpus bitmap)]`` of the groups that have a mask.  Without
+    the mask file a CPU is in no group (its id, if any, is still recorded).
+    """
+    groups: List[Tuple[int, int]] = []
+    if not present:
+        for cpu in cpus:
+            out[cpu] = None
+        return groups
+    remaining = 0
+    for cpu in cpus:
+        remaining |= 1 << cpu
+    parse_mask = _bitmap.parse_cpumask
+    while remaining:
+        cpu = (remaining & -remaining).bit_length() - 1
+        base = f"{CPU_DIR}/cpu{cpu}/topology/"
+        id_text, mask_text = fs.read_many([base + id_name, base + mask_name])
+        gid = _optional_int(fs, base + id_name, id_text, warnings)
+        if mask_text is None:
+            out[cpu] = gid
+            remaining &= ~(1 << cpu)
+            continue
+        try:
+            members = (parse_mask(mask_text) & reported) | (1 << cpu)
+        except ValueError as err:
+            raise ParseError(fs.host_path(base + mask_name), str(err)) from None
+        members &= remaining | (1 << cpu)  # a CPU belongs to the first group that claims it
+        for member in _bits(members):
+            out[member] = gid
+        groups.append((-1 if gid is None else gid, members))
+        remaining &= ~members
+    return groups
+
+
+def number_cores(cpus: List[int], core_key: Dict[int, tuple]) -> Tuple[Dict[int, int], Dict[int, int]]:
+    """Machine-wide core index per CPU (cores numbered in order of their lowest CPU) and core members.
+
+    Returns ``({cpu: core index}, {core index: members bitmap})``.
+    """
+    index: Dict[tuple, int] = {}
+    core_of: Dict[int, int] = {}
+    members: Dict[int, int] = {}
+    for cpu in cpus:
+        key = core_key[cpu]
+        n = index.get(key)
+        if n is None:
+            n = index[key] = len(index)
+            members[n] = 0
+        core_of[cpu] = n
+        members[n] |= 1 << cpu
+    return core_of, members

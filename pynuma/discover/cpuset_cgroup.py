@@ -1,0 +1,89 @@
+"""Allowed CPUs and memory nodes from the process's cpuset cgroup, as the root recorded it (rule 1).
+
+The mount is the first line of ``/proc/mounts`` that is a ``cgroup2`` mount
+whose ``cgroup.controllers`` lists ``cpuset``, a ``cpuset`` filesystem, or a
+``cgroup`` mount with the ``cpuset`` option (mount points are taken inside
+the root).  The cgroup name is ``/proc/self/cpuset``, else the path of the
+first ``:cpuset:`` or ``0::`` line of ``/proc/self/cgroup``.  No mount, no
+name or no file means no restriction (``None``).  This is hwloc's default.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from .. import _impl
+from ..errors import ParseError
+from ..parse import parse_cgroup_path, parse_mounts, parse_proc_cgroup
+
+_bitmap = _impl.select("bitmap")
+
+_V2 = ("cpuset.cpus.effective", "cpuset.mems.effective")
+_V1 = ("cpuset.cpus", "cpuset.mems")
+_LEGACY = ("cpus", "mems")
+
+
+def find_mount(fs) -> Optional[Tuple[str, Tuple[str, str]]]:
+    """(mount point, (cpus file name, mems file name)) of the cpuset hierarchy, or ``None``."""
+    text = fs.read_optional("/proc/mounts")
+    if text is None:
+        return None
+    for _dev, point, fstype, options in parse_mounts(text):
+        if fstype == "cgroup2":
+            controllers = fs.read_optional(point.rstrip("/") + "/cgroup.controllers")
+            if controllers is not None and "cpuset" in controllers.split():
+                return point, _V2
+        elif fstype == "cpuset":
+            return point, _LEGACY
+        elif fstype == "cgroup" and "cpuset" in options:
+            return point, (_LEGACY if "noprefix" in options else _V1)
+    return None
+
+
+def cgroup_name(fs) -> Optional[str]:
+    """The process's cpuset cgroup path (``/proc/self/cpuset``, else ``/proc/self/cgroup``)."""
+    text = fs.read_optional("/proc/self/cpuset")
+    if text is not None:
+        try:
+            return parse_cgroup_path(text)
+        except ValueError:
+            pass
+    text = fs.read_optional("/proc/self/cgroup")
+    if text is None:
+        return None
+    try:
+        lines = parse_proc_cgroup(text)
+    except ValueError as err:
+        raise ParseError(fs.host_path("/proc/self/cgroup"), str(err)) from None
+    for hierarchy, controllers, path in lines:
+        if "cpuset" in controllers or (hierarchy == "0" and not controllers):
+            return path
+    return None
+
+
+def allowed(fs, warnings: List[str]) -> Tuple[Optional[int], Optional[int]]:
+    """(allowed CPUs bitmap, allowed memory nodes bitmap); ``None`` where unrestricted."""
+    mount = find_mount(fs)
+    if mount is None:
+        return None, None
+    name = cgroup_name(fs)
+    if name is None:
+        return None, None
+    point, files = mount
+    directory = point.rstrip("/") + "/" + name.strip("/")
+    directory = directory.rstrip("/") or "/"
+    paths = [directory.rstrip("/") + "/" + f for f in files]
+    result = []
+    for path, text in zip(paths, fs.read_many(paths)):
+        if text is None:
+            result.append(None)
+            continue
+        if not text.strip(" \t\r\n\x00"):
+            # an empty cpuset would leave nothing to report; the kernel never shows one to a running task
+            warnings.append(f"{fs.host_path(path)}: empty; not applied")
+            result.append(None)
+            continue
+        try:
+            result.append(_bitmap.parse_cpulist(text))
+        except ValueError as err:
+            raise ParseError(fs.host_path(path), str(err)) from None
+    return result[0], result[1]
