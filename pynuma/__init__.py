@@ -34,6 +34,7 @@ _LAZY = {
     "NoSuchProcess": "pynuma.errors",
     "Unsupported": "pynuma.errors",
     "native_available": "pynuma._impl",
+    "features": "pynuma.features",
     "discover": "pynuma.discover",
     "Topology": "pynuma.model",
 }

@@ -1,0 +1,46 @@
+"""What this build and this kernel offer: ``pynuma.features()``.
+
+Tests and callers skip or fall back on these flags instead of guessing from
+version numbers::
+
+    >>> import pynuma
+    >>> pynuma.features()["openat2"]          # doctest: +SKIP
+    True
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict
+
+from . import _impl
+
+# native areas whose availability is worth reporting (each has a pure twin)
+_AREAS = ("fsread", "bitmap", "acpi")
+
+
+def features() -> Dict[str, Any]:
+    """Flags of the native core (``PN_HAS_*`` from native/pn_features.h, compiled in),
+    whether openat2 works on the running kernel, and which areas run natively.
+
+    Keys: ``native`` (the reader is native), ``openat2``, ``compiled``
+    (``{"PN_HAS_OPENAT2": bool, ...}``), ``areas`` (``{"bitmap": "native"|"pure", ...}``),
+    ``pure_forced`` and ``kernel`` (release string).
+    """
+    info = dict(_impl.select("fsread").features())
+    info["areas"] = {a: ("native" if _impl.is_native(a) else "pure") for a in _AREAS}
+    info["pure_forced"] = _impl.pure_forced()
+    info["kernel"] = os.uname().release
+    return info
+
+
+class _CallableModule(type(os)):
+    """Lets ``pynuma.features()`` work even after ``import pynuma.features``
+    has bound the submodule over the lazy attribute of the same name."""
+
+    def __call__(self) -> Dict[str, Any]:
+        return features()
+
+
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__].__class__ = _CallableModule
