@@ -1,0 +1,195 @@
+"""Live eviction signals of a machine (or of a saved dump under ``--root``), as the kubelet observes them.
+
+>>> from pynuma.fsroot import FsRoot
+>>> host = read_host(FsRoot("/"))                 # doctest: +SKIP
+>>> host.observations["memory.available"]         # doctest: +SKIP
+
+* ``memory.available`` = MemTotal - root cgroup working set (v1: root
+  ``memory.usage_in_bytes`` - ``total_inactive_file``; v2: the root has no
+  ``memory.current``, so usage = ``anon + file`` of the root ``memory.stat``,
+  as runc/cAdvisor do).  It is *not* ``MemAvailable``.
+* ``allocatableMemory.available`` = kubepods limit - kubepods working set.
+* nodefs / imagefs / containerfs = ``statvfs`` of the kubelet root dir and the
+  runtime's image dir (bytes available to unprivileged users; inodes free).
+* ``pid.available`` = min(pid_max, threads-max) - tasks (4th field of ``/proc/loadavg``).
+
+All ``/proc`` and ``/sys`` reads go through :class:`~pynuma.fsroot.FsRoot`.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .fsroot import FsRoot
+from .policy.eviction.observations import Observation, make_signal_observations
+
+MEMINFO = "/proc/meminfo"
+PID_MAX = "/proc/sys/kernel/pid_max"
+THREADS_MAX = "/proc/sys/kernel/threads-max"
+LOADAVG = "/proc/loadavg"
+KUBELET_ROOT = "/var/lib/kubelet"
+# containerd, CRI-O, docker: the first that exists holds the images.
+IMAGE_DIRS = ("/var/lib/containerd", "/var/lib/containers/storage", "/var/lib/docker")
+
+
+def parse_meminfo(text: str) -> Dict[str, int]:
+    """``/proc/meminfo`` as bytes per field; ``ValueError`` on a malformed line."""
+    out: Dict[str, int] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        name, sep, rest = line.partition(":")
+        parts = rest.split()
+        if not sep or not parts or not parts[0].isdigit():
+            raise ValueError(f"malformed line {line!r}")
+        out[name.strip()] = int(parts[0]) * (1024 if parts[1:] == ["kB"] else 1)
+    return out
+
+
+def parse_loadavg_tasks(text: str) -> int:
+    """Total tasks from ``/proc/loadavg`` (``0.00 0.01 0.05 1/234 5678`` -> 234)."""
+    fields = text.split()
+    if len(fields) < 4 or "/" not in fields[3]:
+        raise ValueError(f"unexpected content {text.strip()!r}")
+    return int(fields[3].split("/", 1)[1])
+
+
+@dataclass(frozen=True)
+class FsInfo:
+    """statvfs figures of one directory's filesystem."""
+
+    path: str
+    device: int
+    available_bytes: int
+    capacity_bytes: int
+    inodes_free: int
+    inodes: int
+
+    def summary(self, now: float) -> dict:
+        return {"availableBytes": self.available_bytes, "capacityBytes": self.capacity_bytes,
+                "inodesFree": self.inodes_free, "inodes": self.inodes, "time": now}
+
+
+def statvfs_dir(fs: FsRoot, path: str) -> Optional[FsInfo]:
+    """statvfs of ``path`` (re-based under the root), or of its nearest existing parent."""
+    probe = path
+    while True:
+        real = fs.host_path(probe)
+        try:
+            st = os.statvfs(real)
+            dev = os.stat(real).st_dev
+            return FsInfo(probe, dev, st.f_bavail * st.f_frsize, st.f_blocks * st.f_frsize, st.f_ffree, st.f_files)
+        except OSError:
+            if probe in ("/", ""):
+                return None
+            probe = os.path.dirname(probe.rstrip("/")) or "/"
+
+
+@dataclass(frozen=True)
+class HostReading:
+    """One reading of the machine: the summary, its observations, per-pod stats, and the explanation."""
+
+    summary: dict
+    observations: Dict[str, Observation]
+    explain: dict
+    warnings: Tuple[str, ...] = ()
+    dedicated_image_fs: bool = False
+    pods: list = field(default_factory=list)  # pynuma.cgroups PodCgroupStats when walked
+
+
+def _memory_part(fs: FsRoot, meminfo: Dict[str, int], warnings: List[str], now: float) -> Tuple[dict, dict]:
+    from .cgroups import detect, kubepods_stats, node_root_stats
+
+    node: dict = {}
+    explain: dict = {"meminfo": {k: meminfo.get(k) for k in ("MemTotal", "MemFree", "MemAvailable", "Buffers",
+                                                              "Cached", "Active(file)", "Inactive(file)")}}
+    total = meminfo.get("MemTotal")
+    try:
+        layout = detect(fs)
+        root = node_root_stats(fs, layout)
+    except Exception as err:  # no cgroup fs in a dump: tolerate, explain why
+        warnings.append(f"memory.available: {err}")
+        return node, explain
+    mode = layout.mode
+    how = ("v2: the root cgroup has no memory.current; usage = anon + file of the root memory.stat "
+           "(runc/cAdvisor emulation)" if layout.version == 2 else
+           "v1: usage = memory.usage_in_bytes of the memory hierarchy root")
+    ws = root.memory_working_set
+    explain["cgroup"] = {"mode": mode, "usage": root.memory_usage, "usage_how": how,
+                         "inactive_file": root.memory_inactive_file, "working_set": ws,
+                         "working_set_how": "usage - inactive_file (v1: total_inactive_file), floored at 0"}
+    if total is not None and ws is not None:
+        node["memory"] = {"availableBytes": max(total - ws, 0), "workingSetBytes": ws, "time": now}
+        explain["kubelet_memory_available"] = total - ws
+        explain["kubelet_how"] = "MemTotal - root working set (capacity = MemTotal)"
+        if meminfo.get("MemAvailable") is not None:
+            explain["meminfo_available_minus_kubelet"] = meminfo["MemAvailable"] - (total - ws)
+    if layout.kubepods is not None:
+        try:
+            kp = kubepods_stats(fs, layout)
+            if kp.memory_working_set is not None and kp.memory_limit_known:
+                node["systemContainers"] = [{"name": "pods", "memory": {
+                    "availableBytes": max(kp.memory_limit - kp.memory_working_set, 0),
+                    "workingSetBytes": kp.memory_working_set, "time": now}}]
+                explain["allocatable"] = {"path": layout.kubepods, "limit": kp.memory_limit,
+                                          "working_set": kp.memory_working_set}
+        except Exception as err:
+            warnings.append(f"allocatableMemory.available: {err}")
+    return node, explain
+
+
+def read_host(fs: FsRoot, kubelet_root: str = KUBELET_ROOT, image_dir: Optional[str] = None,
+              container_dir: Optional[str] = None, now: Optional[float] = None, walk: bool = False) -> HostReading:
+    """Read every eviction signal of the machine behind ``fs``; missing pieces become warnings."""
+    now = time.time() if now is None else now
+    warnings: List[str] = []
+    meminfo_text = fs.read_optional(MEMINFO)
+    meminfo: Dict[str, int] = {}
+    if meminfo_text is None:
+        warnings.append(f"{fs.host_path(MEMINFO)}: unreadable")
+    else:
+        try:
+            meminfo = parse_meminfo(meminfo_text)
+        except ValueError as err:
+            warnings.append(f"{fs.host_path(MEMINFO)}: {err}")
+    node, explain = _memory_part(fs, meminfo, warnings, now)
+
+    nodefs = statvfs_dir(fs, kubelet_root)
+    if image_dir is None:
+        image_dir = next((d for d in IMAGE_DIRS if fs.isdir(d)), kubelet_root)
+    imagefs = statvfs_dir(fs, image_dir)
+    containerfs = statvfs_dir(fs, container_dir) if container_dir else imagefs
+    if nodefs is not None:
+        node["fs"] = nodefs.summary(now)
+    runtime = {}
+    if imagefs is not None:
+        runtime["imageFs"] = imagefs.summary(now)
+    if containerfs is not None:
+        runtime["containerFs"] = containerfs.summary(now)
+    if runtime:
+        node["runtime"] = runtime
+    explain["filesystems"] = {name: (f.path if f else None) for name, f in
+                              (("nodefs", nodefs), ("imagefs", imagefs), ("containerfs", containerfs))}
+    dedicated = bool(nodefs and imagefs and nodefs.device != imagefs.device)
+
+    limits = [v for v in (fs.parse(PID_MAX, lambda t: int(t.strip())), fs.parse(THREADS_MAX, lambda t: int(t.strip())))
+              if v is not None]
+    tasks = fs.parse(LOADAVG, parse_loadavg_tasks)
+    if tasks is None:
+        tasks = sum(1 for n in fs.listdir("/proc") if n.isdigit()) or None
+    if limits and tasks is not None:
+        node["rlimit"] = {"maxpid": min(limits), "curproc": tasks, "time": now}
+        explain["pid"] = {"max": min(limits), "running": tasks,
+                          "how": "min(kernel/pid_max, kernel/threads-max) - tasks in /proc/loadavg"}
+    summary = {"node": node}
+    pods = []
+    if walk:
+        from .cgroups import walk_pods
+
+        try:
+            pods = walk_pods(fs)
+        except Exception as err:
+            warnings.append(f"pod cgroups: {err}")
+    return HostReading(summary, make_signal_observations(summary), explain, tuple(warnings), dedicated, pods)
