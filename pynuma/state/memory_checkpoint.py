@@ -1,0 +1,268 @@
+"""The kubelet's ``memory_manager_state`` checkpoint: read, verify, write (v1 format).
+
+>>> cp = parse_checkpoint(render_checkpoint("Static", MemoryState({}, {})))
+>>> cp.policy_name, cp.checksum == compute_checksum(cp)
+('Static', True)
+
+File: ``{"policyName", "machineState": {numa: {"numberOfAssignments",
+"memoryMap": {resource: {"total","systemReserved","allocatable","reserved","free"}},
+"cells"}}, "entries": {podUID: {container: [{"numaAffinity","type","size"}]}},
+"checksum"}`` with sizes in bytes.  The checksum is FNV-1a 32-bit over the
+go-spew ``%#v`` text of the checkpoint with its checksum set to 0 (sorted map
+keys, no addresses); a stored 0 is accepted, as the kubelet does for files
+written before checksums were enforced.  A corrupt file is an error, never
+reset: the file is left as it is.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional
+
+from ..atomic import write_atomic
+from ..errors import CheckpointError
+from ..policy.memory_state import (Assignments, Block, MemoryState, MemoryTable, NUMANodeMap, NUMANodeState,
+                                   assignments_to_dict, machine_state_to_dict)
+
+FILENAME = "memory_manager_state"
+CORRUPT = "checkpoint is corrupted"
+
+
+@dataclass
+class MemoryCheckpoint:
+    """A restored checkpoint: the policy that wrote it, its state and the stored checksum."""
+
+    policy_name: str
+    state: MemoryState
+    checksum: int
+
+
+# -- checksum -------------------------------------------------------------------------------------
+
+def fnv1a_32(data: bytes) -> int:
+    """FNV-1a 32-bit hash (Go ``hash/fnv`` New32a)."""
+    h = 0x811C9DC5
+    for b in data:
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def _ints(values: Optional[List[int]]) -> str:
+    return "<nil>" if values is None else "[" + " ".join(str(v) for v in values) + "]"
+
+
+def _table(t: MemoryTable) -> str:
+    return (f"<*>{{TotalMemSize:(uint64){t.total} SystemReserved:(uint64){t.system_reserved} "
+            f"Allocatable:(uint64){t.allocatable} Reserved:(uint64){t.reserved} Free:(uint64){t.free}}}")
+
+
+def _node(n: NUMANodeState) -> str:
+    if n.memory_map is None:
+        mm = "<nil>"
+    else:
+        mm = "map[" + " ".join(f"{r}:{_table(t)}" for r, t in sorted(n.memory_map.items())) + "]"
+    return (f"<*>{{NumberOfAssignments:(int){n.number_of_assignments} "
+            f"MemoryMap:(map[v1.ResourceName]*state.MemoryTable){mm} Cells:([]int){_ints(n.cells)}}}")
+
+
+def _block(b: Block) -> str:
+    aff = None if b.numa_affinity is None else list(b.numa_affinity)
+    return f"{{NUMAAffinity:([]int){_ints(aff)} Type:(v1.ResourceName){b.type} Size:(uint64){b.size}}}"
+
+
+def _entries(a: Optional[Assignments]) -> str:
+    if a is None:
+        return "<nil>"
+    pods = []
+    for uid, conts in sorted(a.items()):
+        inner = " ".join(f"{name}:" + ("<nil>" if blocks is None else "[" + " ".join(_block(b) for b in blocks) + "]")
+                         for name, blocks in sorted(conts.items()))
+        pods.append(f"{uid}:map[{inner}]")
+    return "map[" + " ".join(pods) + "]"
+
+
+def checksum_preimage(cp: MemoryCheckpoint) -> str:
+    """The go-spew ``%#v`` text of the checkpoint with checksum 0 (what the kubelet hashes)."""
+    ms = cp.state.machine_state
+    machine = "<nil>" if ms is None else "map[" + " ".join(f"{n}:{_node(ms[n])}" for n in sorted(ms)) + "]"
+    return (f"(*state.MemoryManagerCheckpoint){{PolicyName:(string){cp.policy_name} "
+            f"MachineState:(state.NUMANodeMap){machine} "
+            f"Entries:(state.ContainerMemoryAssignments){_entries(cp.state.assignments)} "
+            f"Checksum:(checksum.Checksum)0}}")
+
+
+def compute_checksum(cp: MemoryCheckpoint) -> int:
+    return fnv1a_32(checksum_preimage(cp).encode("utf-8"))
+
+
+# -- decoding with Go encoding/json semantics (unknown keys ignored, names case-insensitive) ------
+
+_ABSENT = object()
+
+
+def _get(obj: Mapping, name: str, absent=None):
+    if name in obj:
+        return obj[name]
+    low = name.lower()
+    for k, v in obj.items():
+        if isinstance(k, str) and k.lower() == low:
+            return v
+    return absent
+
+
+def _uint(v: Any, where: str) -> int:
+    if v is None:
+        return 0
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0 or v >= 1 << 64:
+        raise CheckpointError(f"{where}: expected an unsigned integer, got {v!r}")
+    return v
+
+
+def _int(v: Any, where: str) -> int:
+    if v is None:
+        return 0
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise CheckpointError(f"{where}: expected an integer, got {v!r}")
+    return v
+
+
+def _int_list(v: Any, where: str) -> Optional[List[int]]:
+    if v is None:
+        return None
+    if not isinstance(v, list):
+        raise CheckpointError(f"{where}: expected a list of integers")
+    return [_int(i, where) for i in v]
+
+
+def _map(v: Any, where: str) -> Optional[Mapping]:
+    if v is None:
+        return None
+    if not isinstance(v, Mapping):
+        raise CheckpointError(f"{where}: expected an object")
+    return v
+
+
+_TABLE = (("total", "total"), ("system_reserved", "systemReserved"), ("allocatable", "allocatable"),
+          ("reserved", "reserved"), ("free", "free"))
+
+
+def _decode_machine(raw: Any) -> Optional[NUMANodeMap]:
+    raw = _map(raw, "machineState")
+    if raw is None:
+        return None
+    out: NUMANodeMap = {}
+    for key, node in raw.items():
+        try:
+            nid = int(key)
+        except ValueError:
+            raise CheckpointError(f"machineState: NUMA node key {key!r} is not an integer") from None
+        node = _map(node, f"machineState.{key}") or {}
+        mm_raw = _map(_get(node, "memoryMap"), f"machineState.{key}.memoryMap")
+        mm: Optional[Dict[str, MemoryTable]] = None
+        if mm_raw is not None:
+            mm = {}
+            for res, t in mm_raw.items():
+                t = _map(t, f"machineState.{key}.memoryMap.{res}") or {}
+                mm[res] = MemoryTable(**{a: _uint(_get(t, js), f"machineState.{key}.memoryMap.{res}.{js}")
+                                         for a, js in _TABLE})
+        out[nid] = NUMANodeState(_int(_get(node, "numberOfAssignments"), f"machineState.{key}.numberOfAssignments"),
+                                 mm, _int_list(_get(node, "cells"), f"machineState.{key}.cells"))
+    return out
+
+
+def _decode_entries(raw: Any) -> Optional[Assignments]:
+    raw = _map(raw, "entries")
+    if raw is None:
+        return None
+    out: Assignments = {}
+    for uid, conts in raw.items():
+        conts = _map(conts, f"entries.{uid}")
+        out[uid] = {}
+        for name, blocks in (conts or {}).items():
+            if blocks is not None and not isinstance(blocks, list):
+                raise CheckpointError(f"entries.{uid}.{name}: expected a list of blocks")
+            parsed = []
+            for i, b in enumerate(blocks or []):
+                b = _map(b, f"entries.{uid}.{name}[{i}]") or {}
+                aff = _int_list(_get(b, "numaAffinity"), f"entries.{uid}.{name}[{i}].numaAffinity")
+                typ = _get(b, "type")
+                if typ is not None and not isinstance(typ, str):
+                    raise CheckpointError(f"entries.{uid}.{name}[{i}].type: expected a string")
+                parsed.append(Block(None if aff is None else tuple(aff), typ or "",
+                                    _uint(_get(b, "size"), f"entries.{uid}.{name}[{i}].size")))
+            out[uid][name] = parsed
+    return out
+
+
+def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = True) -> MemoryCheckpoint:
+    """Decode checkpoint text; ``CheckpointError`` when corrupt, checksum-mismatched or of another policy."""
+    try:
+        raw = json.loads(text)
+    except ValueError as err:
+        raise CheckpointError(f"{CORRUPT}: not JSON ({err})") from None
+    if not isinstance(raw, Mapping):
+        raise CheckpointError(f"{CORRUPT}: expected a JSON object")
+    if _get(raw, "data") is not None and _get(raw, "machineState") is None:
+        raise CheckpointError("unsupported memory_manager_state format (v3 'data' wrapper); only v1 is read")
+    name = _get(raw, "policyName")
+    if name is not None and not isinstance(name, str):
+        raise CheckpointError(f"{CORRUPT}: policyName is not a string")
+    stored = _uint(_get(raw, "checksum"), "checksum")
+    if stored >= 1 << 32:
+        raise CheckpointError(f"{CORRUPT}: checksum {stored} is not a 32-bit value")
+    # The kubelet decodes into a checkpoint whose maps start empty: an absent key stays an
+    # empty map (hashed as "map[]"), an explicit null makes it nil (hashed as "<nil>").
+    machine = _get(raw, "machineState", _ABSENT)
+    entries = _get(raw, "entries", _ABSENT)
+    state = MemoryState({} if machine is _ABSENT else _decode_machine(machine),
+                        {} if entries is _ABSENT else _decode_entries(entries))
+    cp = MemoryCheckpoint(name or "", state, stored)
+    if verify and stored != 0 and stored != compute_checksum(cp):
+        raise CheckpointError(CORRUPT)
+    if policy is not None and cp.policy_name != policy:
+        raise CheckpointError(f"[memorymanager] configured policy {policy!r} differs from state checkpoint "
+                              f"policy {cp.policy_name!r}")
+    return cp
+
+
+def _go_json(cp: MemoryCheckpoint) -> str:
+    body: Dict[str, Any] = {"policyName": cp.policy_name}
+    ms = machine_state_to_dict(cp.state.machine_state)
+    # Go's encoding/json sorts map keys as strings ("10" before "2").
+    body["machineState"] = None if ms is None else dict(sorted(ms.items()))
+    if cp.state.assignments:  # `omitempty`
+        body["entries"] = assignments_to_dict(cp.state.assignments)
+    body["checksum"] = cp.checksum
+    return json.dumps(body, separators=(",", ":"))
+
+
+def render_checkpoint(policy_name: str, state: MemoryState) -> str:
+    """Checkpoint text for ``state`` with its checksum, as the kubelet writes it."""
+    cp = MemoryCheckpoint(policy_name, state, 0)
+    cp.checksum = compute_checksum(cp)
+    return _go_json(cp)
+
+
+def read_checkpoint(path: str, policy: Optional[str] = None, verify: bool = True) -> MemoryCheckpoint:
+    """Read and verify a checkpoint file; ``CheckpointError`` naming the file otherwise."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as err:
+        raise CheckpointError(f"{path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise CheckpointError(f"{path}: {CORRUPT}: not UTF-8 text") from None
+    try:
+        return parse_checkpoint(text, policy=policy, verify=verify)
+    except CheckpointError as err:
+        raise CheckpointError(f"{path}: {err}") from None
+
+
+def write_checkpoint(path: str, policy_name: str, state: MemoryState) -> None:
+    """Write ``state`` atomically (temp file + fsync + rename)."""
+    write_atomic(path, render_checkpoint(policy_name, state), mode=0o644)
+
+
+def default_path(state_dir: str) -> str:
+    return os.path.join(state_dir, FILENAME)
