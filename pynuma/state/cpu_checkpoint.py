@@ -1,0 +1,284 @@
+"""``cpu_manager_state``: the kubelet's CPU Manager checkpoint, read and written compatibly.
+
+File content (v2, what the kubelet writes)::
+
+    {"policyName":"static","defaultCpuSet":"0,5-11","entries":{"<pod>":{"<container>":"1-4"}},"checksum":N}
+
+Legacy v1 files have flat ``entries`` (container ID -> cpulist) and are
+migrated through a container map.  The checksum is FNV-1a-32 of the go-spew
+dump of the struct (see :mod:`pynuma.state.checksum`); 0 means "not set".
+Restore follows the kubelet: decode and verify as v1, else as v2; a bad
+file raises :class:`CheckpointError` and is never rewritten.
+
+>>> text = dumps("none", CPUSet.parse("1-3"), {"pod": {"container1": CPUSet.parse("4-6")}})
+>>> load(text).default_cpuset
+'1-3'
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from ..atomic import write_atomic
+from ..cpuset import CPUSet
+from ..errors import CheckpointError, InputError
+from .checksum import Struct, Typed, checksum_of
+
+CHECKPOINT_NAME = "cpu_manager_state"
+DEFAULT_DIR = "/var/lib/kubelet"
+TYPE_NAME = "*state.CPUManagerCheckpoint"
+V1_ENTRIES_TYPE = "map[string]string"
+V2_ENTRIES_TYPE = "map[string]map[string]string"
+MAX_UINT64 = (1 << 64) - 1
+
+
+class _Pairs(list):
+    """A JSON object kept as ordered (key, value) pairs, so duplicate and case-variant keys decode as Go does."""
+
+
+def _decode(text: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_Pairs)
+    except ValueError as err:
+        pos = getattr(err, "pos", None)
+        if pos is not None and pos >= len(text.rstrip()):
+            raise CheckpointError("unexpected end of JSON input") from None
+        raise CheckpointError(f"invalid JSON: {err}") from None
+
+
+def _type_name(raw: Any) -> str:
+    if isinstance(raw, _Pairs):
+        return "object"
+    if isinstance(raw, list):
+        return "array"
+    if isinstance(raw, bool):
+        return "bool"
+    if isinstance(raw, (int, float)):
+        return "number"
+    return "string"
+
+
+def _bad(raw: Any, struct: str, field: str, gotype: str) -> CheckpointError:
+    return CheckpointError(f"json: cannot unmarshal {_type_name(raw)} into Go struct field "
+                           f"{struct}.{field} of type {gotype}")
+
+
+def _string_map(raw: Any, struct: str, field: str) -> Optional[Dict[str, str]]:
+    if raw is None:
+        return None
+    if not isinstance(raw, _Pairs):
+        raise _bad(raw, struct, field, V1_ENTRIES_TYPE)
+    out: Dict[str, str] = {}
+    for k, v in raw:
+        if v is None:
+            v = ""
+        if not isinstance(v, str):
+            raise _bad(v, struct, field, "string")
+        out[k] = v
+    return out
+
+
+class CPUCheckpoint:
+    """A decoded, verified checkpoint: raw strings as stored, plus the format it was read as."""
+
+    __slots__ = ("policy_name", "default_cpuset", "entries", "checksum", "format")
+
+    def __init__(self, policy_name: str, default_cpuset: str, entries: Dict[str, Dict[str, str]],
+                 checksum: int = 0, format: str = "v2") -> None:
+        self.policy_name, self.default_cpuset, self.entries = policy_name, default_cpuset, entries
+        self.checksum, self.format = checksum, format
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"policyName": self.policy_name, "defaultCpuSet": self.default_cpuset,
+                "entries": self.entries, "checksum": self.checksum, "format": self.format}
+
+
+def hashed_text(policy_name: str, default_cpuset: str, entries: Optional[Mapping], v1: bool = False) -> str:
+    """The exact text whose FNV-1a-32 is the checksum (``entries`` flat for v1, ``None`` = nil map)."""
+    from .checksum import spew
+
+    return spew(_struct(policy_name, default_cpuset, entries, v1))
+
+
+def _struct(policy_name: str, default_cpuset: str, entries: Optional[Mapping], v1: bool) -> Typed:
+    return Typed(TYPE_NAME, Struct([
+        ("PolicyName", Typed("string", policy_name)),
+        ("DefaultCPUSet", Typed("string", default_cpuset)),
+        ("Entries", Typed(V1_ENTRIES_TYPE if v1 else V2_ENTRIES_TYPE, None if entries is None else dict(entries))),
+        ("Checksum", Typed("checksum.Checksum", 0)),
+    ]))
+
+
+def compute_checksum(policy_name: str, default_cpuset: str, entries: Optional[Mapping], v1: bool = False) -> int:
+    return checksum_of(_struct(policy_name, default_cpuset, entries, v1))
+
+
+def _decode_as(doc: Any, v1: bool) -> CPUCheckpoint:
+    struct = "CPUManagerCheckpointV1" if v1 else "CPUManagerCheckpointV2"
+    if not isinstance(doc, _Pairs):
+        raise CheckpointError(f"json: cannot unmarshal {_type_name(doc)} into Go value of type state.{struct}")
+    policy, default, checksum = "", "", 0
+    entries: Optional[Dict[str, Any]] = {}
+    for key, raw in doc:  # Go matches field names case-insensitively; the last match wins
+        k = key.lower()
+        if k == "policyname":
+            if raw is not None and not isinstance(raw, str):
+                raise _bad(raw, struct, "policyName", "string")
+            policy = raw if raw is not None else policy
+        elif k == "defaultcpuset":
+            if raw is not None and not isinstance(raw, str):
+                raise _bad(raw, struct, "defaultCpuSet", "string")
+            default = raw if raw is not None else default
+        elif k == "checksum":
+            if raw is None:
+                continue
+            if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= MAX_UINT64:
+                raise _bad(raw, struct, "checksum", "checksum.Checksum")
+            checksum = raw
+        elif k == "entries":
+            if v1:
+                entries = _string_map(raw, struct, "entries")
+            elif raw is None:
+                entries = None
+            else:
+                if not isinstance(raw, _Pairs):
+                    raise _bad(raw, struct, "entries", V2_ENTRIES_TYPE)
+                entries = {}
+                for pod, inner in raw:
+                    entries[pod] = _string_map(inner, struct, "entries")  # None = Go nil map
+    if checksum != 0 and compute_checksum(policy, default, entries, v1) != checksum:
+        raise CheckpointError("checkpoint is corrupted")
+    if not v1 and entries:
+        entries = {pod: inner or {} for pod, inner in entries.items()}
+    return CPUCheckpoint(policy, default, entries or {}, checksum, "v1" if v1 else "v2")
+
+
+def decode(text: str) -> CPUCheckpoint:
+    """Decode and verify a checkpoint as the kubelet does (v1 first, then v2); ``CheckpointError`` on failure."""
+    doc = _decode(text)
+    try:
+        return _decode_as(doc, v1=True)
+    except CheckpointError:
+        return _decode_as(doc, v1=False)
+
+
+def migrate(cp: CPUCheckpoint, container_map: Optional[Mapping[str, Tuple[str, str]]]) -> Dict[str, Dict[str, str]]:
+    """v2 entries of a checkpoint (v1 entries mapped container ID -> (pod UID, container name))."""
+    if cp.format == "v2":
+        return cp.entries
+    out: Dict[str, Dict[str, str]] = {}
+    for cid, cset in cp.entries.items():
+        ref = (container_map or {}).get(cid)
+        if ref is None:
+            raise CheckpointError("error migrating v1 checkpoint state to v2 checkpoint state: "
+                                  f"containerID '{cid}' not found in initial containers list")
+        pod, name = ref
+        out.setdefault(pod, {})[name] = cset
+    return out
+
+
+class RestoredState:
+    """What a restore yields: policy name, shared pool, assignments and the checkpoint read."""
+
+    __slots__ = ("policy_name", "default", "assignments", "checkpoint")
+
+    def __init__(self, policy_name: str, default: CPUSet, assignments: Dict[str, Dict[str, CPUSet]],
+                 checkpoint: Optional[CPUCheckpoint]) -> None:
+        self.policy_name, self.default, self.assignments = policy_name, default, assignments
+        self.checkpoint = checkpoint
+
+
+def load(text: str, configured_policy: Optional[str] = None,
+         container_map: Optional[Mapping[str, Tuple[str, str]]] = None) -> RestoredState:
+    """Restore from checkpoint text (the kubelet's ``restoreState``); ``CheckpointError`` on any problem.
+
+    ``configured_policy`` (when given) must equal the stored policy name.
+    """
+    try:
+        cp = decode(text)
+        entries = migrate(cp, container_map)
+        if configured_policy is not None and configured_policy != cp.policy_name:
+            raise CheckpointError(f'configured policy "{configured_policy}" differs from state checkpoint '
+                                  f'policy "{cp.policy_name}"')
+        try:
+            default = CPUSet.parse(cp.default_cpuset)
+        except ValueError as err:
+            raise CheckpointError(f'could not parse default cpu set "{cp.default_cpuset}": {err}') from None
+        assignments: Dict[str, Dict[str, CPUSet]] = {}
+        for pod in sorted(entries):
+            assignments[pod] = {}
+            for name, text_set in sorted(entries[pod].items()):
+                try:
+                    assignments[pod][name] = CPUSet.parse(text_set)
+                except ValueError as err:
+                    raise CheckpointError(f'could not parse cpuset "{text_set}" for container "{name}" '
+                                          f'in pod "{pod}": {err}') from None
+    except CheckpointError as err:
+        raise CheckpointError(f"could not restore state from checkpoint: {err}") from None
+    return RestoredState(cp.policy_name, default, assignments, cp)
+
+
+def _go_json(obj: Any) -> str:
+    # encoding/json: compact, sorted map keys, HTML-sensitive characters escaped.
+    text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def dumps(policy_name: str, default: CPUSet, assignments: Mapping[str, Mapping[str, CPUSet]]) -> str:
+    """The v2 file text the kubelet would write for this state (with its checksum)."""
+    entries = {pod: {name: str(cs) for name, cs in sorted(cons.items())}
+               for pod, cons in sorted(assignments.items())}
+    default_text = str(default)
+    checksum = compute_checksum(policy_name, default_text, entries)
+    doc: Dict[str, Any] = {"policyName": policy_name, "defaultCpuSet": default_text}
+    if entries:
+        doc["entries"] = entries
+    doc["checksum"] = checksum
+    return _go_json(doc)
+
+
+def read_file(path: str, configured_policy: Optional[str] = None,
+              container_map: Optional[Mapping[str, Tuple[str, str]]] = None) -> RestoredState:
+    """Restore from a file; ``CheckpointError`` naming it when it is unreadable or corrupt."""
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as err:
+        raise CheckpointError(f"{path}: {err.strerror or err}") from None
+    try:
+        return load(text, configured_policy, container_map)
+    except CheckpointError as err:
+        raise CheckpointError(f"{path}: {err}") from None
+
+
+def write_file(path: str, policy_name: str, default: CPUSet,
+               assignments: Mapping[str, Mapping[str, CPUSet]]) -> str:
+    """Write the state atomically (temp file, fsync, rename); returns the text written."""
+    text = dumps(policy_name, default, assignments)
+    mode = 0o644
+    try:
+        mode = os.stat(path).st_mode & 0o777
+    except OSError:
+        pass
+    write_atomic(path, text, mode)
+    return text
+
+
+def is_cpu_checkpoint(doc: Any) -> bool:
+    """Whether parsed JSON looks like a cpu_manager_state document."""
+    if isinstance(doc, list):  # _Pairs
+        keys = {k.lower() for k, _ in doc}
+    elif isinstance(doc, dict):
+        keys = {str(k).lower() for k in doc}
+    else:
+        return False
+    return "defaultcpuset" in keys
+
+
+def entries_list(assignments: Mapping[str, Mapping[str, CPUSet]]) -> List[Tuple[str, str, CPUSet]]:
+    """Assignments flattened to sorted ``(pod, container, cpus)`` rows."""
+    return [(p, c, s) for p in sorted(assignments) for c, s in sorted(assignments[p].items())]
