@@ -107,11 +107,10 @@ def _open_children(parents, name: str):
                 continue
             try:
                 fds.append(os.open(name, _DIR, dir_fd=pfd))
-            except OSError as err:
+            except OSError:
                 if i == 0:
-                    if err.errno in _GONE or err.errno in (errno.ENOTDIR, errno.ELOOP):
-                        raise _Vanished() from None
-                    raise
+                    # gone, or unreadable: either way not walkable, skip it (discovery is tolerant)
+                    raise _Vanished() from None
                 fds.append(-1)
         return fds
     except BaseException:
@@ -129,10 +128,8 @@ def _subdirs(fd: int):
     try:
         with os.scandir(fd) as it:
             return sorted(e.name for e in it if e.is_dir(follow_symlinks=False))
-    except OSError as err:
-        if err.errno in _GONE:
-            raise _Vanished() from None
-        raise
+    except OSError:
+        raise _Vanished() from None
 
 
 def walk(rootfd: int, bases, systemd: bool, specs, full: bool = True, hook=None) -> list:
@@ -149,10 +146,16 @@ def walk(rootfd: int, bases, systemd: bool, specs, full: bool = True, hook=None)
                     raise
                 fds.append(-1)
         out = []
-        slots, bad = _read_cgroup(fds, specs, -1, "")
+        try:
+            slots, bad = _read_cgroup(fds, specs, -1, "")
+        except _Vanished:
+            raise OSError(errno.ENODEV, os.strerror(errno.ENODEV), bases[0]) from None
         out.append((BASE, None, None, None, None, "", slots, bad))
         if full:
-            _walk_level(fds, specs, driver, None, "", out, hook, depth=0)
+            try:
+                _walk_level(fds, specs, driver, None, "", out, hook, depth=0)
+            except _Vanished:
+                pass
         return out
     finally:
         _close(fds)

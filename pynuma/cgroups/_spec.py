@@ -43,7 +43,14 @@ def parse_int(text: str) -> int:
         return UNLIMITED
     if not s.isdigit() or not s.isascii():
         raise ValueError(f"not a number: {s[:40]!r}")
-    return int(s)
+    return _int64(int(s))
+
+
+def _int64(v: int) -> int:
+    # The native walker keeps int64 slots: both twins call anything larger garbage.
+    if v > UNLIMITED:
+        raise ValueError("number out of range")
+    return v
 
 
 def parse_keyed(text: str, keys: Sequence[Tuple[str, int, int]]) -> dict:
@@ -60,7 +67,7 @@ def parse_keyed(text: str, keys: Sequence[Tuple[str, int, int]]) -> dict:
         if hit is not None:
             if not parts[1].isdigit() or not parts[1].isascii():
                 raise ValueError(f"{parts[0]}: not a number: {parts[1][:40]!r}")
-            out[hit[0]] = int(parts[1]) * hit[1]
+            out[hit[0]] = _int64(_int64(int(parts[1])) * hit[1])
     return out
 
 

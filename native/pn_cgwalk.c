@@ -1,0 +1,673 @@
+/* Kubelet cgroup walker (twin: pynuma/_pure_cgwalk.py; naming rules: pynuma/cgroups/kubepods.py).
+ *
+ * One pass, no Python objects, no allocation per file: directories are opened
+ * relative to their parent's fd (openat, O_NOFOLLOW: cgroup trees hold no
+ * symlinks, so a dump can never lead the walk outside its root), listed with
+ * getdents64 (d_type, no stat), and each wanted file is opened, read once with
+ * one read() into a 64 KiB buffer, and parsed in place into an int64 slot.
+ * Containers are leaves: they are read, never listed.  A cgroup removed while
+ * we walk (ENOENT on its directory, ENODEV on its files: kernfs) is skipped.
+ */
+#define _GNU_SOURCE
+#include "pn_cgwalk.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#define VANISHED 1
+#define RDBUF 65536
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+
+struct dent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+struct walker {
+    int systemd, nbases, nfiles;
+    const struct pn_cgfile *files;
+    pn_cg_hook hook;
+    void *hookctx;
+    struct pn_cgresult *out;
+    char path[4096];
+    char buf[RDBUF];
+};
+
+/* ---- result buffers ---------------------------------------------------- */
+
+static int put_str(struct pn_cgresult *r, const char *s, long n, int32_t *off, int32_t *len)
+{
+    if (r->nnames + n + 1 > r->capnames) {
+        long cap = r->capnames ? r->capnames * 2 : 65536;
+        while (cap < r->nnames + n + 1)
+            cap *= 2;
+        char *p = realloc(r->names, cap);
+        if (!p)
+            return -ENOMEM;
+        r->names = p;
+        r->capnames = cap;
+    }
+    memcpy(r->names + r->nnames, s, n);
+    *off = (int32_t)r->nnames;
+    *len = (int32_t)n;
+    r->nnames += n;
+    r->names[r->nnames++] = '\0';
+    return 0;
+}
+
+static struct pn_cgrec *new_rec(struct pn_cgresult *r)
+{
+    if (r->nrecs == r->caprecs) {
+        long cap = r->caprecs ? r->caprecs * 2 : 256;
+        struct pn_cgrec *p = realloc(r->recs, cap * sizeof(*p));
+        if (!p)
+            return NULL;
+        r->recs = p;
+        r->caprecs = cap;
+    }
+    struct pn_cgrec *rec = &r->recs[r->nrecs];
+    memset(rec, 0, sizeof(*rec));
+    rec->uid_off = rec->cid_off = -1;
+    return rec;
+}
+
+void pn_cgresult_free(struct pn_cgresult *r)
+{
+    free(r->recs);
+    free(r->names);
+    memset(r, 0, sizeof(*r));
+}
+
+/* ---- parsing (must agree with pynuma/cgroups/_spec.py) ------------------ */
+
+/* Python's str.splitlines() separators and str.split() whitespace, ASCII part. */
+static int is_linesep(unsigned char c) { return c == '\n' || c == '\r' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1e); }
+static int is_blank(unsigned char c) { return c == ' ' || c == '\t' || c == 0x1f; }
+static int is_space(unsigned char c) { return is_linesep(c) || is_blank(c); }
+
+static int digits_to_i64(const char *s, long n, int64_t *v)
+{
+    if (n <= 0)
+        return -EINVAL;
+    uint64_t acc = 0;
+    for (long i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < '0' || c > '9')
+            return -EINVAL;
+        acc = acc * 10 + (c - '0');
+        if (acc > (uint64_t)INT64_MAX)
+            return -ERANGE;
+    }
+    *v = (int64_t)acc;
+    return 0;
+}
+
+static int ascii_only(const char *s, long n)
+{
+    for (long i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            return 0;
+    return 1;
+}
+
+static int parse_int(const char *s, long n, int64_t *v)
+{
+    if (!ascii_only(s, n))
+        return -EINVAL;
+    while (n > 0 && is_space((unsigned char)*s)) {
+        s++;
+        n--;
+    }
+    while (n > 0 && is_space((unsigned char)s[n - 1]))
+        n--;
+    if (n == 3 && memcmp(s, "max", 3) == 0) {
+        *v = INT64_MAX;
+        return 0;
+    }
+    return digits_to_i64(s, n, v);
+}
+
+/* "key value" lines; all-or-nothing like the pure parser. */
+static int parse_keyed(const char *s, long n, const struct pn_cgfile *f, int64_t *slots, uint32_t *have)
+{
+    int64_t vals[PN_CG_MAXKEYS];
+    int seen[PN_CG_MAXKEYS] = {0};
+    if (!ascii_only(s, n))
+        return -EINVAL;
+    long i = 0;
+    while (i < n) {
+        long end = i;
+        while (end < n && !is_linesep((unsigned char)s[end]))
+            end++;
+        /* tokens of this line */
+        const char *tok[3];
+        long tlen[3];
+        int ntok = 0;
+        long j = i;
+        while (j < end && ntok < 3) {
+            while (j < end && is_blank((unsigned char)s[j]))
+                j++;
+            if (j >= end)
+                break;
+            long k = j;
+            while (k < end && !is_blank((unsigned char)s[k]))
+                k++;
+            tok[ntok] = s + j;
+            tlen[ntok] = k - j;
+            ntok++;
+            j = k;
+        }
+        if (ntok != 0 && ntok != 2)
+            return -EINVAL;
+        if (ntok == 2) {
+            for (int q = 0; q < f->nkeys; q++) {
+                if (tlen[0] == f->keylen[q] && memcmp(tok[0], f->keys[q], tlen[0]) == 0) {
+                    int64_t v;
+                    int rc = digits_to_i64(tok[1], tlen[1], &v);
+                    if (rc < 0)
+                        return rc;
+                    if (f->kmult[q] > 1 && v > INT64_MAX / f->kmult[q])
+                        return -ERANGE;
+                    vals[q] = v * f->kmult[q];
+                    seen[q] = 1;
+                    break;
+                }
+            }
+        }
+        /* "\r\n" is one separator for splitlines() */
+        if (end + 1 < n && s[end] == '\r' && s[end + 1] == '\n')
+            end++;
+        i = end + 1;
+    }
+    for (int q = 0; q < f->nkeys; q++) {
+        if (seen[q]) {
+            slots[f->kslot[q]] = vals[q];
+            *have |= 1u << f->kslot[q];
+        }
+    }
+    return 0;
+}
+
+/* ---- kubelet naming (must agree with pynuma/cgroups/kubepods.py) -------- */
+
+static int has_prefix(const char *s, size_t n, const char *p)
+{
+    size_t m = strlen(p);
+    return n >= m && memcmp(s, p, m) == 0;
+}
+
+static int has_suffix(const char *s, size_t n, const char *p)
+{
+    size_t m = strlen(p);
+    return n >= m && memcmp(s + n - m, p, m) == 0;
+}
+
+static const char *const TIER_DIR[] = {"", "burstable", "besteffort"};
+
+static int tier_of(const char *name, size_t n, int systemd)
+{
+    const char *mid = name;
+    size_t mlen = n;
+    if (systemd) {
+        if (!has_prefix(name, n, "kubepods-") || !has_suffix(name, n, ".slice") || n < 15)
+            return -1;
+        mid = name + 9;
+        mlen = n - 15;
+    }
+    if (mlen == 9 && memcmp(mid, "burstable", 9) == 0)
+        return PN_CG_BURSTABLE;
+    if (mlen == 10 && memcmp(mid, "besteffort", 10) == 0)
+        return PN_CG_BESTEFFORT;
+    return -1;
+}
+
+/* uid span inside name, or 0 when not a pod cgroup of this tier */
+static int pod_uid_of(const char *name, size_t n, int systemd, int tier, size_t *off, size_t *len)
+{
+    if (systemd) {
+        char prefix[40];
+        if (tier == PN_CG_NOQOS || tier == PN_CG_GUARANTEED)
+            strcpy(prefix, "kubepods-pod");
+        else
+            snprintf(prefix, sizeof prefix, "kubepods-%s-pod", TIER_DIR[tier]);
+        size_t p = strlen(prefix);
+        if (!has_prefix(name, n, prefix) || !has_suffix(name, n, ".slice") || n < p + 6)
+            return 0;
+        *off = p;
+        *len = n - p - 6;
+    } else {
+        if (!has_prefix(name, n, "pod"))
+            return 0;
+        *off = 3;
+        *len = n - 3;
+    }
+    return *len > 0;
+}
+
+static const char *const RT_PREFIX[] = {"", "cri-containerd-", "crio-", "docker-"};
+
+/* runtime code (>= 0) and id span, or -1 when not a container cgroup */
+static int container_of(const char *name, size_t n, int systemd, size_t *off, size_t *len)
+{
+    if (has_prefix(name, n, "crio-conmon-"))
+        return -1;
+    size_t stem = n;
+    if (systemd) {
+        if (!has_suffix(name, n, ".scope"))
+            return -1;
+        stem = n - 6;
+    }
+    for (int rt = 1; rt <= 3; rt++) {
+        size_t p = strlen(RT_PREFIX[rt]);
+        if (stem > p && memcmp(name, RT_PREFIX[rt], p) == 0) {
+            *off = p;
+            *len = stem - p;
+            return rt;
+        }
+    }
+    if (systemd)
+        return -1;
+    *off = 0;
+    *len = n;
+    return PN_RT_NONE;
+}
+
+/* ---- reading one cgroup ------------------------------------------------- */
+
+static int gone(int e) { return e == ENOENT || e == ENODEV; }
+
+static int read_cgroup(struct walker *w, const int *fds, int parentfd, const char *name, struct pn_cgrec *rec)
+{
+    int maybe_gone = 0;
+    for (int i = 0; i < w->nfiles; i++) {
+        const struct pn_cgfile *f = &w->files[i];
+        int dfd = fds[f->base];
+        if (dfd < 0)
+            continue;
+        uint32_t mask = 0;
+        if (f->kind == PN_CG_INT)
+            mask = 1u << f->slot;
+        else
+            for (int q = 0; q < f->nkeys; q++)
+                mask |= 1u << f->kslot[q];
+        int fd = openat(dfd, f->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        ssize_t n = -1;
+        int err = 0;
+        if (fd >= 0) {
+            /* one read(): seq_file/kernfs and tmpfs hand over the whole file when it fits */
+            n = read(fd, w->buf, RDBUF);
+            if (n < 0)
+                err = errno;
+            close(fd);
+        } else {
+            err = errno;
+        }
+        if (err) {
+            if (err == ENODEV)
+                return VANISHED;
+            if (err == ENOENT) {
+                if (f->base == 0)
+                    maybe_gone = 1;
+            } else {
+                rec->bad |= mask;
+            }
+            continue;
+        }
+        if (f->kind == PN_CG_INT) {
+            int64_t v;
+            if (parse_int(w->buf, n, &v) == 0) {
+                rec->slots[f->slot] = v;
+                rec->have |= mask;
+            } else {
+                rec->bad |= mask;
+            }
+        } else if (parse_keyed(w->buf, n, f, rec->slots, &rec->have) < 0) {
+            rec->bad |= mask;
+        }
+    }
+    if (maybe_gone && parentfd >= 0) {
+        /* a missing file may mean a controller is off; a missing directory means the cgroup is gone */
+        struct stat st;
+        if (fstatat(parentfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 && gone(errno))
+            return VANISHED;
+    }
+    return 0;
+}
+
+/* ---- directories -------------------------------------------------------- */
+
+struct names {
+    char *buf;
+    long len, cap;
+    long *offs;
+    long n, capn;
+};
+
+static int names_add(struct names *nm, const char *s)
+{
+    long l = (long)strlen(s) + 1;
+    if (nm->len + l > nm->cap) {
+        long cap = nm->cap ? nm->cap * 2 : 16384;
+        while (cap < nm->len + l)
+            cap *= 2;
+        char *p = realloc(nm->buf, cap);
+        if (!p)
+            return -ENOMEM;
+        nm->buf = p;
+        nm->cap = cap;
+    }
+    if (nm->n == nm->capn) {
+        long cap = nm->capn ? nm->capn * 2 : 256;
+        long *p = realloc(nm->offs, cap * sizeof(long));
+        if (!p)
+            return -ENOMEM;
+        nm->offs = p;
+        nm->capn = cap;
+    }
+    memcpy(nm->buf + nm->len, s, l);
+    nm->offs[nm->n++] = nm->len;
+    nm->len += l;
+    return 0;
+}
+
+static void names_free(struct names *nm)
+{
+    free(nm->buf);
+    free(nm->offs);
+}
+
+static const char *sort_base;
+static int cmp_off(const void *a, const void *b)
+{
+    return strcmp(sort_base + *(const long *)a, sort_base + *(const long *)b);
+}
+
+/* Sorted subdirectory names (directory order is never trusted). VANISHED on any listing error. */
+static int list_subdirs(int fd, struct names *nm)
+{
+    char dbuf[32768];
+    for (;;) {
+        long n = syscall(SYS_getdents64, fd, dbuf, sizeof dbuf);
+        if (n < 0)
+            return VANISHED;
+        if (n == 0)
+            break;
+        for (long off = 0; off < n;) {
+            struct dent64 *d = (struct dent64 *)(dbuf + off);
+            off += d->d_reclen;
+            if (d->d_name[0] == '.' && (d->d_name[1] == 0 || (d->d_name[1] == '.' && d->d_name[2] == 0)))
+                continue;
+            int isdir = d->d_type == DT_DIR;
+            if (d->d_type == DT_UNKNOWN) {
+                struct stat st;
+                isdir = fstatat(fd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+            }
+            if (isdir && names_add(nm, d->d_name) < 0)
+                return -ENOMEM;
+        }
+    }
+    sort_base = nm->buf;
+    qsort(nm->offs, nm->n, sizeof(long), cmp_off);
+    return 0;
+}
+
+static void close_all(int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* fds of `name` below each parent; VANISHED when it cannot be opened in the primary hierarchy */
+static int open_children(struct walker *w, const int *parents, const char *name, int *fds)
+{
+    for (int i = 0; i < w->nbases; i++) {
+        fds[i] = parents[i] < 0 ? -1 : openat(parents[i], name, DIR_FLAGS);
+        if (i == 0 && fds[i] < 0)
+            return VANISHED;
+    }
+    return 0;
+}
+
+static int emit(struct walker *w, struct pn_cgrec *tmpl, int plen)
+{
+    struct pn_cgrec *rec = new_rec(w->out);
+    if (!rec)
+        return -ENOMEM;
+    int32_t po, pl;
+    if (put_str(w->out, w->path, plen, &po, &pl) < 0)
+        return -ENOMEM;
+    tmpl->path_off = po;
+    tmpl->path_len = pl;
+    *rec = *tmpl;
+    w->out->nrecs++;
+    return 0;
+}
+
+static int set_path(struct walker *w, int prefix, const char *name)
+{
+    size_t l = strlen(name);
+    if (prefix + l + 2 >= sizeof w->path)
+        return -ENAMETOOLONG;
+    memcpy(w->path + prefix, name, l);
+    w->path[prefix + l] = '\0';
+    return (int)(prefix + l);
+}
+
+static int walk_pod(struct walker *w, const int *fds, int qos, int32_t uo, int32_t ul, int prefix);
+
+/* depth 0: kubepods children (tiers, Guaranteed pods); depth 1: pods of tier `tier` */
+static int walk_level(struct walker *w, const int *fds, int depth, int tier, int prefix)
+{
+    struct names nm = {0};
+    int rc = list_subdirs(fds[0], &nm);
+    if (rc) {
+        names_free(&nm);
+        return rc;
+    }
+    if (w->hook) {
+        w->path[prefix] = '\0';
+        w->hook(w->hookctx, w->path);
+    }
+    for (long i = 0; i < nm.n && rc >= 0; i++) {
+        const char *name = nm.buf + nm.offs[i];
+        size_t n = strlen(name);
+        int qos = depth == 0 ? tier_of(name, n, w->systemd) : -1;
+        size_t uoff = 0, ulen = 0;
+        if (qos < 0 && !pod_uid_of(name, n, w->systemd, depth == 0 ? PN_CG_NOQOS : tier, &uoff, &ulen))
+            continue;
+        int child[PN_CG_MAXBASES];
+        if (open_children(w, fds, name, child)) {
+            close_all(child, w->nbases);
+            continue;
+        }
+        int plen = set_path(w, prefix, name);
+        if (plen < 0) {
+            close_all(child, w->nbases);
+            rc = plen;
+            break;
+        }
+        struct pn_cgrec rec;
+        memset(&rec, 0, sizeof rec);
+        rec.uid_off = rec.cid_off = -1;
+        int r = read_cgroup(w, child, fds[0], name, &rec);
+        if (r == 0) {
+            if (qos >= 0) {
+                rec.kind = PN_CG_TIER;
+                rec.qos = (int8_t)qos;
+                rc = emit(w, &rec, plen);
+                if (rc >= 0) {
+                    w->path[plen] = '/';
+                    r = walk_level(w, child, 1, qos, plen + 1);
+                    rc = r < 0 ? r : rc;
+                }
+            } else {
+                char uid[256];
+                int pq = depth == 0 ? PN_CG_GUARANTEED : tier;
+                if (ulen >= sizeof uid)
+                    ulen = sizeof uid - 1;
+                for (size_t k = 0; k < ulen; k++)
+                    uid[k] = (w->systemd && name[uoff + k] == '_') ? '-' : name[uoff + k];
+                rec.kind = PN_CG_POD;
+                rec.qos = (int8_t)pq;
+                rc = put_str(w->out, uid, (long)ulen, &rec.uid_off, &rec.uid_len);
+                if (rc >= 0)
+                    rc = emit(w, &rec, plen);
+                if (rc >= 0) {
+                    w->path[plen] = '/';
+                    r = walk_pod(w, child, pq, rec.uid_off, rec.uid_len, plen + 1);
+                    rc = r < 0 ? r : rc;
+                }
+            }
+        }
+        close_all(child, w->nbases);
+    }
+    names_free(&nm);
+    return rc < 0 ? rc : 0;
+}
+
+static int walk_pod(struct walker *w, const int *fds, int qos, int32_t uo, int32_t ul, int prefix)
+{
+    struct names nm = {0};
+    int rc = list_subdirs(fds[0], &nm);
+    if (rc) {
+        names_free(&nm);
+        return rc;
+    }
+    if (w->hook) {
+        w->path[prefix] = '\0';
+        w->hook(w->hookctx, w->path);
+    }
+    for (long i = 0; i < nm.n && rc >= 0; i++) {
+        const char *name = nm.buf + nm.offs[i];
+        size_t n = strlen(name);
+        size_t coff = 0, clen = 0;
+        int rt = container_of(name, n, w->systemd, &coff, &clen);
+        if (rt < 0)
+            continue;
+        int child[PN_CG_MAXBASES];
+        if (open_children(w, fds, name, child)) {
+            close_all(child, w->nbases);
+            continue;
+        }
+        struct pn_cgrec rec;
+        memset(&rec, 0, sizeof rec);
+        int r = read_cgroup(w, child, fds[0], name, &rec);
+        close_all(child, w->nbases);
+        if (r)
+            continue;
+        int plen = set_path(w, prefix, name);
+        if (plen < 0)
+            return plen;
+        rec.kind = PN_CG_CONTAINER;
+        rec.qos = (int8_t)qos;
+        rec.runtime = (int8_t)rt;
+        rec.uid_off = uo;
+        rec.uid_len = ul;
+        rc = put_str(w->out, name + coff, (long)clen, &rec.cid_off, &rec.cid_len);
+        if (rc >= 0)
+            rc = emit(w, &rec, plen);
+    }
+    names_free(&nm);
+    return rc < 0 ? rc : 0;
+}
+
+/* Open a root-relative path one component at a time, following no symlink and no "..". */
+static int open_base(int rootfd, const char *path)
+{
+    int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    const char *p = path;
+    char comp[256];
+    while (*p) {
+        while (*p == '/')
+            p++;
+        const char *e = p;
+        while (*e && *e != '/')
+            e++;
+        size_t l = (size_t)(e - p);
+        if (l == 0)
+            break;
+        if (l >= sizeof comp) {
+            close(fd);
+            return -ENAMETOOLONG;
+        }
+        memcpy(comp, p, l);
+        comp[l] = '\0';
+        p = e;
+        if (strcmp(comp, ".") == 0)
+            continue;
+        if (strcmp(comp, "..") == 0) {
+            close(fd);
+            return -EINVAL;
+        }
+        int nfd = openat(fd, comp, DIR_FLAGS);
+        int err = errno;
+        close(fd);
+        if (nfd < 0)
+            return -err;
+        fd = nfd;
+    }
+    return fd;
+}
+
+int pn_cgwalk(int rootfd, const char *const *bases, int nbases, int systemd,
+              const struct pn_cgfile *files, int nfiles, int full,
+              pn_cg_hook hook, void *hookctx, struct pn_cgresult *out)
+{
+    if (nbases < 1 || nbases > PN_CG_MAXBASES || nfiles < 0 || nfiles > PN_CG_MAXFILES)
+        return -EINVAL;
+    struct walker *w = calloc(1, sizeof *w);
+    if (!w)
+        return -ENOMEM;
+    w->systemd = systemd;
+    w->nbases = nbases;
+    w->files = files;
+    w->nfiles = nfiles;
+    w->hook = hook;
+    w->hookctx = hookctx;
+    w->out = out;
+    int fds[PN_CG_MAXBASES];
+    int rc = 0;
+    for (int i = 0; i < nbases; i++) {
+        fds[i] = bases[i][0] ? open_base(rootfd, bases[i]) : -1;
+        if (fds[i] < 0 && i == 0 && bases[i][0]) {
+            rc = fds[i];
+            fds[0] = -1;
+            break;
+        }
+        if (fds[i] < 0)
+            fds[i] = -1;
+    }
+    if (rc == 0) {
+        struct pn_cgrec rec;
+        memset(&rec, 0, sizeof rec);
+        rec.uid_off = rec.cid_off = -1;
+        rec.kind = PN_CG_BASE;
+        rec.qos = PN_CG_NOQOS;
+        int r = read_cgroup(w, fds, -1, "", &rec);
+        if (r == VANISHED)
+            rc = -ENODEV;
+        else
+            rc = emit(w, &rec, 0);
+        if (rc == 0 && full) {
+            r = walk_level(w, fds, 0, PN_CG_NOQOS, 0);
+            if (r < 0)
+                rc = r;
+        }
+    }
+    close_all(fds, nbases);
+    free(w);
+    return rc;
+}
