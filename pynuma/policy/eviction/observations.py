@@ -113,3 +113,34 @@ def make_signal_observations(summary: Mapping) -> Dict[str, Observation]:
     if maxpid is not None and cur is not None:
         out[PID_AVAILABLE] = Observation(maxpid - cur, maxpid, _get(rlimit, "time"))
     return out
+
+
+def pod_stats_from_summary(summary: Mapping) -> Dict[str, Any]:
+    """Per-pod usage (``uid -> PodStats``) from the ``pods`` list of a kubelet stats summary."""
+    from .ranking import ContainerStats, FsUsage, PodStats
+
+    def fs(d: Any) -> Optional[FsUsage]:
+        if not isinstance(d, Mapping):
+            return None
+        return FsUsage(_int(_get(d, "usedBytes", "used_bytes")), _int(_get(d, "inodesUsed", "inodes_used")))
+
+    out: Dict[str, Any] = {}
+    for p in summary.get("pods") or []:
+        if not isinstance(p, Mapping):
+            continue
+        ref = _get(p, "podRef", "pod_ref") or {}
+        uid = str(ref.get("uid") or ref.get("name") or "")
+        if not uid:
+            continue
+        conts = tuple(ContainerStats(str(c.get("name", "")), fs(c.get("rootfs")), fs(c.get("logs")),
+                                     _int(_get(c.get("memory"), "workingSetBytes", "working_set_bytes")))
+                      for c in p.get("containers") or [] if isinstance(c, Mapping))
+        vols = {str(v.get("name")): fs(v) for v in _get(p, "volume", "volumes") or [] if isinstance(v, Mapping)}
+        procs = _get(p, "process_stats", "processStats")
+        out[uid] = PodStats(
+            memory_working_set=_int(_get(p.get("memory"), "workingSetBytes", "working_set_bytes")),
+            process_count=_int(_get(procs, "process_count", "processCount")),
+            containers=conts, volumes=vols,
+            ephemeral_storage=fs(_get(p, "ephemeral-storage", "ephemeralStorage")),
+        )
+    return out

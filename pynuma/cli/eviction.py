@@ -1,0 +1,278 @@
+"""``pynuma eviction``: what the kubelet's eviction manager observes and decides on this node.
+
+Signals vs thresholds, node conditions, the threshold acted on, node-level
+reclaim, ranked eviction candidates and the pod that would be evicted (with
+the status message the kubelet would write).  ``--explain`` shows how
+``memory.available`` is computed beside ``/proc/meminfo``'s MemAvailable.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from . import _common
+
+
+def _parser():
+    p = _common.parser("eviction", __doc__.splitlines()[0].split(": ", 1)[1])
+    p.add_argument("--eviction-hard", metavar="SIG<Q,...", help="hard thresholds (kubelet flag syntax); "
+                   "default: memory.available<100Mi,nodefs.available<10%%,nodefs.inodesFree<5%%,"
+                   "imagefs.available<15%%,imagefs.inodesFree<5%%")
+    p.add_argument("--eviction-soft", metavar="SIG<Q,...", help="soft thresholds")
+    p.add_argument("--eviction-soft-grace-period", metavar="SIG=DURATION,...")
+    p.add_argument("--eviction-minimum-reclaim", metavar="SIG=Q,...")
+    p.add_argument("--eviction-pressure-transition-period", metavar="DURATION", help="default 5m")
+    p.add_argument("--eviction-max-pod-grace-period", metavar="SECONDS", type=int)
+    p.add_argument("--enforce-node-allocatable", metavar="LIST", help="default: pods")
+    p.add_argument("--kubelet-config", metavar="FILE", help="KubeletConfiguration YAML (flags override it)")
+    src = p.add_argument_group("pods")
+    src.add_argument("--pods", metavar="FILE", help="pods (YAML/JSON manifests or compact form with 'usage')")
+    src.add_argument("--from-cgroups", action="store_true", help="pod usage from the kubelet's pod cgroups")
+    src.add_argument("--stats", metavar="FILE", help="a kubelet /stats/summary JSON instead of reading the host")
+    p.add_argument("--kubelet-root", metavar="DIR", default="/var/lib/kubelet", help="nodefs directory")
+    p.add_argument("--image-dir", metavar="DIR", help="imagefs directory (default: the runtime's, if found)")
+    p.add_argument("--containerfs-dir", metavar="DIR", help="writable-layer directory (default: imagefs)")
+    p.add_argument("--watch", metavar="SECONDS", type=float, help="repeat every SECONDS, keeping manager state")
+    p.add_argument("--count", metavar="N", type=int, help="with --watch: stop after N passes")
+    p.add_argument("--explain", action="store_true", help="how memory.available is computed here")
+    _common.add_root(p)
+    _common.add_json(p)
+    return p
+
+
+def _config(args):
+    from ..errors import InputError
+    from ..kubelet_config import KubeletConfig, load_kubelet_config
+    from ..policy.eviction.manager import EvictionConfig, FsLayout
+    from ..policy.eviction.thresholds import parse_duration, parse_flags, parse_threshold_config
+
+    kc = load_kubelet_config(args.kubelet_config) if args.kubelet_config else KubeletConfig()
+
+    def flag(name, sep, current):
+        value = getattr(args, name.replace("-", "_"))
+        if value is None:
+            return current
+        try:
+            return parse_flags(value, sep)
+        except InputError as err:
+            raise InputError(f"--{name}: {err}") from None
+
+    hard = flag("eviction-hard", "<", kc.eviction_hard)
+    soft = flag("eviction-soft", "<", kc.eviction_soft)
+    grace = flag("eviction-soft-grace-period", "=", kc.eviction_soft_grace_period)
+    reclaim = flag("eviction-minimum-reclaim", "=", kc.eviction_minimum_reclaim)
+    enforce = (args.enforce_node_allocatable.split(",") if args.enforce_node_allocatable is not None
+               else kc.enforce_node_allocatable)
+    try:
+        thresholds = parse_threshold_config(enforce, hard, soft, grace, reclaim)
+        period = (parse_duration(args.eviction_pressure_transition_period)
+                  if args.eviction_pressure_transition_period else kc.eviction_pressure_transition_period_s)
+    except InputError as err:
+        where = args.kubelet_config if args.kubelet_config else "eviction flags"
+        raise InputError(f"{where}: {err}") from None
+    max_grace = (args.eviction_max_pod_grace_period if args.eviction_max_pod_grace_period is not None
+                 else kc.eviction_max_pod_grace_period_s)
+    return EvictionConfig(tuple(thresholds), max_grace, period, kc.local_storage_capacity_isolation, FsLayout(),
+                          kc.feature_gates.get("KubeletSeparateDiskGC", True))
+
+
+def _load_pod_file(path):
+    """Pods and their compact ``usage`` maps (by uid) from a file."""
+    from ..pod import Pod, load_pods
+    from ..policy.eviction.ranking import PodStats
+
+    pods = load_pods(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = json.load(f)
+    except (OSError, ValueError):
+        raw = None
+    items = raw.get("items") if isinstance(raw, dict) and raw.get("kind") == "List" else raw
+    items = items if isinstance(items, list) else [items] if isinstance(items, dict) else []
+    stats = {}
+    for pod, item in zip(pods, items):
+        if isinstance(item, dict) and isinstance(item.get("usage"), dict):
+            stats[pod.uid] = PodStats.from_usage(pod, item["usage"])
+    return pods, stats
+
+
+def _cgroup_pods(reading, pods):
+    from ..pod import Pod
+    from ..policy.eviction.ranking import ContainerStats, PodStats
+
+    known = {p.uid: p for p in pods}
+    stats, extra = {}, []
+    for cg in reading.pods:
+        conts = tuple(ContainerStats(c.id, None, None, c.working_set) for c in cg.containers)
+        stats[cg.uid] = PodStats(cg.working_set, cg.pids, conts)
+        if cg.uid not in known:
+            extra.append(Pod(name=f"pod{cg.uid}", uid=cg.uid))
+    return list(pods) + extra, stats
+
+
+def _gather(args, fs, config):
+    """(NodeStats, pods, layout, HostReading or None) for one pass."""
+    from ..errors import InputError
+    from ..policy.eviction.manager import FsLayout, NodeStats
+    from ..policy.eviction.observations import make_signal_observations, pod_stats_from_summary
+
+    pods, stats = _load_pod_file(args.pods) if args.pods else ([], {})
+    reading = None
+    if args.stats:
+        try:
+            with open(args.stats, encoding="utf-8") as f:
+                summary = json.load(f)
+        except OSError as err:
+            raise InputError(f"{args.stats}: {err.strerror}") from None
+        except ValueError as err:
+            raise InputError(f"{args.stats}: not JSON: {err}") from None
+        if not isinstance(summary, dict):
+            raise InputError(f"{args.stats}: expected a stats summary object")
+        observations = make_signal_observations(summary)
+        for uid, s in pod_stats_from_summary(summary).items():
+            stats.setdefault(uid, s)
+        layout = FsLayout()
+    else:
+        from ..eviction_host import read_host
+
+        reading = read_host(fs, args.kubelet_root, args.image_dir, args.containerfs_dir, walk=args.from_cgroups)
+        observations = reading.observations
+        layout = FsLayout(reading.dedicated_image_fs, bool(args.containerfs_dir))
+        if args.from_cgroups:
+            pods, cg_stats = _cgroup_pods(reading, pods)
+            stats = {**stats, **cg_stats}
+    return NodeStats(observations, stats), pods, layout, reading
+
+
+def _human(n, signal):
+    from ..policy.eviction.observations import quantity_format
+
+    if n is None:
+        return "-"
+    if quantity_format(signal) == "DecimalSI":
+        return str(n)
+    for unit, size in (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
+        if abs(n) >= size:
+            return f"{n / size:.2f}{unit}"
+    return str(n)
+
+
+def _report(config, state, decision, pods, stats, reading, explain):
+    from ..policy.eviction.met import threshold_quantity
+    from ..policy.eviction.ranking import rank_memory_pressure, stats_lookup
+
+    rows = []
+    for t in state.thresholds or config.thresholds:
+        obs = decision.observations.get(t.signal)
+        rows.append({
+            "signal": t.signal, "threshold": str(t.value), "hard": t.is_hard, "grace_period_s": t.grace_period,
+            "threshold_quantity": threshold_quantity(t, obs) if obs else None,
+            "available": obs.available if obs else None, "capacity": obs.capacity if obs else None,
+            "met": any(t == m for m in decision.met),
+        })
+    out = {
+        "signals": rows,
+        "observations": {s: o.to_dict() for s, o in decision.observations.items()},
+        "conditions": list(decision.conditions),
+        "acting_on": {"signal": decision.signal, "resource": decision.resource} if decision.signal else None,
+        "node_reclaim": list(decision.gc_invoked), "reclaimed_by_node_gc": decision.reclaimed_by_gc,
+        "ranked": list(decision.ranked),
+        "evicted": [e.to_dict() for e in decision.evicted],
+    }
+    if not decision.ranked and pods:
+        # Nothing starved: still show who memory pressure would evict first.
+        out["ranked_if_memory_pressure"] = [p.name for p in rank_memory_pressure(pods, stats_lookup(stats.pods))]
+    if reading is not None:
+        out["warnings"] = list(reading.warnings)
+        if explain:
+            out["explain"] = reading.explain
+    if state.warning:
+        out.setdefault("warnings", []).append(state.warning)
+    return out
+
+
+def _print_table(out):
+    w = sys.stdout.write
+    w(f"{'SIGNAL':<28} {'AVAILABLE':>12} {'CAPACITY':>12} {'THRESHOLD':>12} {'KIND':<10} MET\n")
+    for r in out["signals"]:
+        kind = "hard" if r["hard"] else f"soft {r['grace_period_s']:g}s"
+        thr = r["threshold"] if r["threshold_quantity"] is None else \
+            f"{r['threshold']}" if not r["threshold"].endswith("%") else \
+            f"{r['threshold']}={_human(r['threshold_quantity'], r['signal'])}"
+        w(f"{r['signal']:<28} {_human(r['available'], r['signal']):>12} {_human(r['capacity'], r['signal']):>12} "
+          f"{thr:>12} {kind:<10} {'yes' if r['met'] else ('no' if r['available'] is not None else 'no data')}\n")
+    w(f"\nconditions: {', '.join(out['conditions']) or 'none'}\n")
+    if out["acting_on"]:
+        w(f"acting on: {out['acting_on']['signal']} (reclaim {out['acting_on']['resource']})\n")
+    if out["node_reclaim"]:
+        w(f"node-level reclaim first: {', '.join(out['node_reclaim'])}"
+          f"{' (enough, no pod evicted)' if out['reclaimed_by_node_gc'] else ''}\n")
+    if out["ranked"]:
+        w("ranked candidates: " + ", ".join(out["ranked"]) + "\n")
+    elif out.get("ranked_if_memory_pressure"):
+        w("under memory pressure the order would be: " + ", ".join(out["ranked_if_memory_pressure"]) + "\n")
+    for e in out["evicted"]:
+        w(f"would evict {e['namespace']}/{e['pod']} (grace {e['grace_period_override_s']}s): {e['message']}\n")
+    for msg in out.get("warnings", []):
+        w(f"warning: {msg}\n")
+    ex = out.get("explain")
+    if ex:
+        w("\nmemory.available explained:\n")
+        mi = ex.get("meminfo", {})
+        w(f"  /proc/meminfo MemTotal      {_human(mi.get('MemTotal'), 'memory.available')}\n")
+        w(f"  /proc/meminfo MemAvailable  {_human(mi.get('MemAvailable'), 'memory.available')}"
+          "  (kernel estimate: free + reclaimable cache; NOT what the kubelet uses)\n")
+        cg = ex.get("cgroup")
+        if cg:
+            w(f"  cgroup mode                 {cg['mode']}\n")
+            w(f"  root usage                  {_human(cg['usage'], 'memory.available')}  ({cg['usage_how']})\n")
+            w(f"  root inactive_file          {_human(cg['inactive_file'], 'memory.available')}\n")
+            w(f"  root working set            {_human(cg['working_set'], 'memory.available')}  "
+              f"({cg['working_set_how']})\n")
+        if "kubelet_memory_available" in ex:
+            w(f"  kubelet memory.available    {_human(ex['kubelet_memory_available'], 'memory.available')}  "
+              f"({ex['kubelet_how']})\n")
+        if "meminfo_available_minus_kubelet" in ex:
+            w(f"  MemAvailable - kubelet      {_human(ex['meminfo_available_minus_kubelet'], 'memory.available')}\n")
+        if "allocatable" in ex:
+            a = ex["allocatable"]
+            w(f"  kubepods ({a['path']})  limit {_human(a['limit'], 'memory.available')}, working set "
+              f"{_human(a['working_set'], 'memory.available')}\n")
+
+
+def main(argv) -> int:
+    args = _parser().parse_args(argv)
+    from dataclasses import replace
+
+    from ..errors import InputError
+    from ..fsroot import FsRoot
+    from ..policy.eviction.manager import EvictionState, synchronize
+
+    if args.watch is not None and args.watch <= 0:
+        raise InputError(f"--watch: must be a positive number of seconds, got {args.watch:g}")
+    if args.count is not None and args.count < 1:
+        raise InputError(f"--count: must be at least 1, got {args.count}")
+    config = _config(args)
+    fs = FsRoot(args.root)
+    state = EvictionState()
+    passes = 0
+    try:
+        while True:
+            stats, pods, layout, reading = _gather(args, fs, config)
+            cfg = replace(config, layout=layout)
+            state, decision = synchronize(cfg, state, stats, pods, time.time())
+            out = _report(cfg, state, decision, pods, stats, reading, args.explain)
+            if args.json:
+                _common.print_json(out)
+            else:
+                if passes:
+                    sys.stdout.write("\n")
+                _print_table(out)
+            sys.stdout.flush()
+            passes += 1
+            if args.watch is None or (args.count is not None and passes >= args.count):
+                return 0
+            time.sleep(args.watch)
+    except KeyboardInterrupt:
+        return 0
