@@ -1,0 +1,121 @@
+"""``pynuma allocatable``: node allocatable from capacity, reservations and hard eviction thresholds.
+
+Capacity comes from discovery (online CPUs, MemTotal, hugepage pools,
+statvfs of the kubelet root dir, pid limits) unless ``--capacity`` says
+otherwise; the result is what the kubelet reports as ``status.allocatable``
+and what it enforces on the ``kubepods`` cgroup.
+"""
+from __future__ import annotations
+
+import sys
+
+from . import _common
+
+HUGEPAGES = "/sys/kernel/mm/hugepages"
+CPU_ONLINE = "/sys/devices/system/cpu/online"
+
+
+def _parser():
+    p = _common.parser("allocatable", __doc__.splitlines()[0].split(": ", 1)[1])
+    p.add_argument("--kube-reserved", metavar="RES=Q,...", help="e.g. cpu=1,memory=2Gi")
+    p.add_argument("--system-reserved", metavar="RES=Q,...")
+    p.add_argument("--eviction-hard", metavar="SIG<Q,...", help="default: the kubelet's Linux defaults")
+    p.add_argument("--kubelet-config", metavar="FILE", help="KubeletConfiguration YAML (flags override it)")
+    p.add_argument("--capacity", metavar="RES=Q,...", help="override discovered capacity entries")
+    p.add_argument("--max-pods", metavar="N", type=int, default=110)
+    p.add_argument("--kubelet-root", metavar="DIR", default="/var/lib/kubelet")
+    _common.add_root(p)
+    _common.add_json(p)
+    return p
+
+
+def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
+    """The node capacity the kubelet would report, read through ``fs``."""
+    from ..eviction_host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo, statvfs_dir
+    from ..parse import parse_cpulist
+    from ..quantity import Quantity
+
+    cap = {}
+    cpus = fs.parse(CPU_ONLINE, parse_cpulist)
+    if cpus is not None:
+        cap["cpu"] = Quantity(len(cpus))
+    meminfo = fs.parse(MEMINFO, parse_meminfo) or {}
+    if "MemTotal" in meminfo:
+        cap["memory"] = Quantity(meminfo["MemTotal"], "BinarySI")
+    for entry in fs.listdir(HUGEPAGES):
+        if not (entry.startswith("hugepages-") and entry.endswith("kB")):
+            continue
+        try:
+            size = int(entry[len("hugepages-"):-2]) * 1024
+        except ValueError:
+            continue
+        pages = fs.parse(f"{HUGEPAGES}/{entry}/nr_hugepages", lambda t: int(t.strip()))
+        if pages is not None:
+            cap["hugepages-" + str(Quantity(size, "BinarySI"))] = Quantity(pages * size, "BinarySI")
+    nodefs = statvfs_dir(fs, kubelet_root)
+    if nodefs is not None:
+        cap["ephemeral-storage"] = Quantity(nodefs.capacity_bytes, "BinarySI")
+    cap["pods"] = Quantity(max_pods)
+    limits = [v for v in (fs.parse(PID_MAX, lambda t: int(t.strip())), fs.parse(THREADS_MAX, lambda t: int(t.strip())))
+              if v is not None]
+    if limits:
+        cap["pid"] = Quantity(min(limits))
+    return cap
+
+
+def main(argv) -> int:
+    args = _parser().parse_args(argv)
+    from ..errors import InputError
+    from ..fsroot import FsRoot
+    from ..kubelet_config import KubeletConfig, load_kubelet_config
+    from ..policy.allocatable import (
+        hard_eviction_reservation, node_allocatable_enforced, node_allocatable_reservation,
+        node_status_allocatable, parse_resource_list, validate_node_allocatable, validate_reserved,
+    )
+    from ..policy.eviction.thresholds import parse_flags, parse_threshold_config
+
+    if args.max_pods < 0:
+        raise InputError(f"--max-pods: must not be negative, got {args.max_pods}")
+    kc = load_kubelet_config(args.kubelet_config) if args.kubelet_config else KubeletConfig()
+    kube = (validate_reserved(parse_resource_list(args.kube_reserved, "--kube-reserved"), "--kube-reserved")
+            if args.kube_reserved is not None else validate_reserved(kc.reserved("kube"), "kubeReserved"))
+    system = (validate_reserved(parse_resource_list(args.system_reserved, "--system-reserved"), "--system-reserved")
+              if args.system_reserved is not None else validate_reserved(kc.reserved("system"), "systemReserved"))
+    try:
+        hard_map = parse_flags(args.eviction_hard, "<") if args.eviction_hard is not None else kc.eviction_hard
+        hard = parse_threshold_config([], hard_map, None, None, None)
+    except InputError as err:
+        raise InputError(f"--eviction-hard: {err}") from None
+    fs = FsRoot(args.root)
+    cap = discover_capacity(fs, args.kubelet_root, args.max_pods)
+    cap.update(parse_resource_list(args.capacity, "--capacity"))
+    validate_node_allocatable(cap, kube, system, hard)
+    status_cap = {k: v for k, v in cap.items() if k != "pid"}  # pid is internal: not on the Node object
+    reservation = node_allocatable_reservation(cap, kube, system, hard)
+    allocatable = node_status_allocatable(status_cap, kube, system, hard)
+    enforced = node_allocatable_enforced({k: v for k, v in cap.items() if k != "pods"}, kube, system)
+    eviction = hard_eviction_reservation(hard, cap)
+    rows = []
+    for k in cap:
+        rows.append({"resource": k, "capacity": str(cap[k]), "kube_reserved": str(kube[k]) if k in kube else None,
+                     "system_reserved": str(system[k]) if k in system else None,
+                     "eviction_hard": str(eviction[k]) if k in eviction else None,
+                     "reservation": str(reservation[k]) if k in reservation else None,
+                     "allocatable": str(allocatable[k]) if k in allocatable else None,
+                     "enforced": str(enforced[k]) if k in enforced else None})
+    if args.json:
+        _common.print_json({"resources": rows,
+                            "capacity": {k: str(v) for k, v in status_cap.items()},
+                            "allocatable": {k: str(v) for k, v in allocatable.items()},
+                            "kubepods_limits": {k: str(v) for k, v in enforced.items()}})
+        return 0
+    w = sys.stdout.write
+    cols = ("resource", "capacity", "kube_reserved", "system_reserved", "eviction_hard", "allocatable", "enforced")
+    heads = ("RESOURCE", "CAPACITY", "KUBE", "SYSTEM", "EVICTION", "ALLOCATABLE", "KUBEPODS")
+    widths = [max(len(h), *(len(r[c] or "-") for r in rows)) for c, h in zip(cols, heads)]
+    w("  ".join(h.ljust(n) for h, n in zip(heads, widths)).rstrip() + "\n")
+    for r in rows:
+        w("  ".join((r[c] or "-").ljust(n) for c, n in zip(cols, widths)).rstrip() + "\n")
+    w("\nALLOCATABLE = capacity - kube - system - eviction (memory also minus hugepages); "
+      "KUBEPODS = limit on the kubepods cgroup (eviction part not subtracted). pid is internal to the node.\n")
+    return 0
