@@ -301,7 +301,9 @@ int pn_kind_at(int rootfd, const char *path)
 
 ssize_t pn_write_at(int rootfd, const char *path, const char *data, size_t len)
 {
-    int fd = pn_open_in_root(rootfd, path, O_WRONLY);
+    /* O_TRUNC as a shell's `echo 2 > knob`: ignored by sysfs/cgroupfs, and a
+     * plain file in a fake root ends up holding exactly `data` */
+    int fd = pn_open_in_root(rootfd, path, O_WRONLY | O_TRUNC);
     if (fd < 0) return fd;
     ssize_t r;
     do { r = write(fd, data, len); } while (r < 0 && errno == EINTR);

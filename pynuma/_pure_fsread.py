@@ -156,8 +156,12 @@ def kind_at(rootfd: int, path: str) -> int:
 
 
 def write_at(rootfd: int, path: str, data: bytes) -> int:
-    """Write ``data`` to an existing file under the root; returns bytes written."""
-    fd = _open(rootfd, path, os.O_WRONLY)
+    """Write ``data`` to an existing file under the root; returns bytes written.
+
+    O_TRUNC, like a shell's ``echo 2 > knob``: harmless on sysfs/cgroupfs,
+    and a plain file in a fake root ends up holding exactly ``data``.
+    """
+    fd = _open(rootfd, path, os.O_WRONLY | os.O_TRUNC)
     try:
         return os.write(fd, data)
     finally:
