@@ -18,7 +18,7 @@ Two forms are accepted:
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from .errors import InputError, ParseError
 from .policy.cpu_topology import CPUInfo, CPUTopology
@@ -140,3 +140,14 @@ def _matrix(matrix: Any, src_nodes, nodes):
     if missing:
         raise ValueError(f"distances: no row for NUMA node(s) {missing}")
     return [[matrix[pos[a]][pos[b]] for b in nodes] for a in nodes]
+
+
+def cpu_topology_for(topology_file: Optional[str] = None, root: str = "/") -> CPUTopology:
+    """The CPU topology a command works on: ``--topology FILE`` if given, else discovery of ``root``."""
+    if topology_file:
+        return load_cpu_topology(topology_file)
+    try:
+        from .discover import discover
+    except ImportError as err:  # discovery not built into this tree
+        raise InputError(f"cannot discover the topology ({err}); give --topology FILE") from None
+    return CPUTopology.from_topology(discover(root))
