@@ -1,0 +1,94 @@
+# distutils: sources = native/pn_merge.c
+# distutils: include_dirs = native
+# cython: language_level=3
+"""Native hint-merge core (twin of ``pynuma._pure_merge``; see its docstring for the contract).
+
+Masks are Python ints of at most 64 bits (``-1`` = nil affinity);
+``pynuma.policy.topology_merge`` relabels wider node ids before calling.
+"""
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
+
+cdef extern from *:
+    """
+    #include <stddef.h>
+    #include <stdint.h>
+    int pn_merge(uint64_t def, const uint64_t *masks, const uint8_t *flags, const size_t *offs, size_t nlists,
+                 int closest, const uint32_t *dist, uint64_t budget, uint64_t *out_mask, int *out_pref,
+                 int *out_exact);
+    """
+    int pn_merge(uint64_t default, const uint64_t *masks, const uint8_t *flags, const size_t *offs,
+                 size_t nlists, int closest, const uint32_t *dist, uint64_t budget, uint64_t *out_mask,
+                 int *out_pref, int *out_exact) nogil
+
+DEF PREFERRED = 1
+DEF NIL = 2
+
+
+def merge(default, lists, closest, dist, budget):
+    """The kubelet's merged best hint as ``(mask, preferred, exact)``."""
+    cdef size_t nlists = len(lists), total = 0, i = 0, l
+    cdef uint64_t c_default, out_mask = 0, c_budget = budget
+    cdef int out_pref = 0, out_exact = 1, rc, c_closest = 1 if closest else 0
+    cdef uint64_t *masks = NULL
+    cdef uint8_t *flags = NULL
+    cdef size_t *offs = NULL
+    cdef uint32_t *cdist = NULL
+    if closest and dist is None:
+        raise ValueError("closest comparison needs a distance matrix")
+    try:
+        c_default = default
+    except OverflowError:
+        raise ValueError("native merge core takes masks of at most 64 bits") from None
+    lists = [(list(m), bytes(p)) for m, p in lists]
+    for m, p in lists:
+        if len(m) != len(p):
+            raise ValueError("masks and preferred flags differ in length")
+        total += len(m)
+    try:
+        masks = <uint64_t *>malloc((total + 1) * sizeof(uint64_t))
+        flags = <uint8_t *>malloc(total + 1)
+        offs = <size_t *>malloc((nlists + 1) * sizeof(size_t))
+        if masks == NULL or flags == NULL or offs == NULL:
+            raise MemoryError()
+        for l in range(nlists):
+            offs[l] = i
+            m, p = lists[l]
+            for j in range(len(m)):
+                v = m[j]
+                if v < 0:
+                    masks[i] = 0
+                    flags[i] = NIL | (PREFERRED if p[j] else 0)
+                else:
+                    try:
+                        masks[i] = v
+                    except OverflowError:
+                        raise ValueError("native merge core takes masks of at most 64 bits") from None
+                    flags[i] = PREFERRED if p[j] else 0
+                i += 1
+        offs[nlists] = i
+        if c_closest:
+            cdist = <uint32_t *>malloc(64 * 64 * sizeof(uint32_t))
+            if cdist == NULL:
+                raise MemoryError()
+            for r in range(64 * 64):
+                cdist[r] = 0
+            if len(dist) > 64:
+                raise ValueError("distance matrix wider than 64 nodes")
+            for r, row in enumerate(dist):
+                for col, d in enumerate(row):
+                    if col < 64:
+                        cdist[r * 64 + col] = d
+        with nogil:
+            rc = pn_merge(c_default, masks, flags, offs, nlists, c_closest, cdist, c_budget,
+                          &out_mask, &out_pref, &out_exact)
+        if rc == -12:
+            raise MemoryError()
+        if rc < 0:
+            raise ValueError(f"pn_merge failed ({rc})")
+        return int(out_mask), bool(out_pref), bool(out_exact)
+    finally:
+        free(masks)
+        free(flags)
+        free(offs)
+        free(cdist)
