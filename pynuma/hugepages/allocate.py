@@ -62,18 +62,6 @@ def pool_path(size_kb: int, node: Optional[int] = None) -> str:
     return f"{NODES_DIR}/node{node}/hugepages/hugepages-{size_kb}kB/nr_hugepages"
 
 
-def _value_text(fs, path: str, count: int) -> str:
-    text = f"{count}\n"
-    if fs.is_host:
-        return text
-    # A dump's file is a plain file that FsRoot overwrites in place without truncating;
-    # zero-pad so the new number covers the old one and the file still parses (sysfs
-    # itself replaces the value whole, so the live host gets the plain number).
-    old = fs.read_optional(path) or ""
-    width = len(old.rstrip("\n"))
-    return str(count).rjust(width, "0") + "\n"
-
-
 def set_pool(fs, size_kb: int, count: int, node: Optional[int] = None, dry_run: bool = False,
              force: bool = False, geteuid: Callable[[], int] = os.geteuid) -> SetResult:
     """Set pool ``size_kb`` (machine-wide, or on ``node``) to ``count`` pages.
@@ -100,7 +88,7 @@ def set_pool(fs, size_kb: int, count: int, node: Optional[int] = None, dry_run: 
         return SetResult(size_kb, node, path, count, pool.total, pool.in_use, None, True)
     if fs.is_host and geteuid() != 0:
         raise AccessDenied(f"setting hugepages writes {path}, which needs root (run with sudo)")
-    fs.write_text(path, _value_text(fs, path, count))
+    fs.write_text(path, f"{count}\n")
     text = fs.read_optional(path)
     try:
         after = int((text or "").strip())

@@ -24,6 +24,7 @@ from ..atomic import write_atomic
 from ..errors import CheckpointError
 from ..policy.memory_state import (Assignments, Block, MemoryState, MemoryTable, NUMANodeMap, NUMANodeState,
                                    assignments_to_dict, machine_state_to_dict)
+from .checksum import Struct, Typed, fnv1a32, spew
 
 FILENAME = "memory_manager_state"
 CORRUPT = "checkpoint is corrupted"
@@ -38,62 +39,47 @@ class MemoryCheckpoint:
     checksum: int
 
 
-# -- checksum -------------------------------------------------------------------------------------
+# -- checksum (helper C's go-spew renderer and FNV-1a) --------------------------------------------
 
-def fnv1a_32(data: bytes) -> int:
-    """FNV-1a 32-bit hash (Go ``hash/fnv`` New32a)."""
-    h = 0x811C9DC5
-    for b in data:
-        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
-    return h
-
-
-def _ints(values: Optional[List[int]]) -> str:
-    return "<nil>" if values is None else "[" + " ".join(str(v) for v in values) + "]"
-
-
-def _table(t: MemoryTable) -> str:
-    return (f"<*>{{TotalMemSize:(uint64){t.total} SystemReserved:(uint64){t.system_reserved} "
-            f"Allocatable:(uint64){t.allocatable} Reserved:(uint64){t.reserved} Free:(uint64){t.free}}}")
+def _ptr(struct: Struct) -> str:
+    # A pointer stored in a map prints as "<*>" and its struct (no type: spew's ignoreNextType).
+    return "<*>" + spew(struct)
 
 
 def _node(n: NUMANodeState) -> str:
-    if n.memory_map is None:
-        mm = "<nil>"
-    else:
-        mm = "map[" + " ".join(f"{r}:{_table(t)}" for r, t in sorted(n.memory_map.items())) + "]"
-    return (f"<*>{{NumberOfAssignments:(int){n.number_of_assignments} "
-            f"MemoryMap:(map[v1.ResourceName]*state.MemoryTable){mm} Cells:([]int){_ints(n.cells)}}}")
+    mm = None if n.memory_map is None else {
+        r: _ptr(Struct([("TotalMemSize", Typed("uint64", t.total)),
+                        ("SystemReserved", Typed("uint64", t.system_reserved)),
+                        ("Allocatable", Typed("uint64", t.allocatable)),
+                        ("Reserved", Typed("uint64", t.reserved)), ("Free", Typed("uint64", t.free))]))
+        for r, t in n.memory_map.items()}
+    return _ptr(Struct([("NumberOfAssignments", Typed("int", n.number_of_assignments)),
+                        ("MemoryMap", Typed("map[v1.ResourceName]*state.MemoryTable", mm)),
+                        ("Cells", Typed("[]int", n.cells))]))
 
 
-def _block(b: Block) -> str:
-    aff = None if b.numa_affinity is None else list(b.numa_affinity)
-    return f"{{NUMAAffinity:([]int){_ints(aff)} Type:(v1.ResourceName){b.type} Size:(uint64){b.size}}}"
-
-
-def _entries(a: Optional[Assignments]) -> str:
-    if a is None:
-        return "<nil>"
-    pods = []
-    for uid, conts in sorted(a.items()):
-        inner = " ".join(f"{name}:" + ("<nil>" if blocks is None else "[" + " ".join(_block(b) for b in blocks) + "]")
-                         for name, blocks in sorted(conts.items()))
-        pods.append(f"{uid}:map[{inner}]")
-    return "map[" + " ".join(pods) + "]"
+def _block(b: Block) -> Struct:
+    return Struct([("NUMAAffinity", Typed("[]int", None if b.numa_affinity is None else list(b.numa_affinity))),
+                   ("Type", Typed("v1.ResourceName", b.type)), ("Size", Typed("uint64", b.size))])
 
 
 def checksum_preimage(cp: MemoryCheckpoint) -> str:
     """The go-spew ``%#v`` text of the checkpoint with checksum 0 (what the kubelet hashes)."""
     ms = cp.state.machine_state
-    machine = "<nil>" if ms is None else "map[" + " ".join(f"{n}:{_node(ms[n])}" for n in sorted(ms)) + "]"
-    return (f"(*state.MemoryManagerCheckpoint){{PolicyName:(string){cp.policy_name} "
-            f"MachineState:(state.NUMANodeMap){machine} "
-            f"Entries:(state.ContainerMemoryAssignments){_entries(cp.state.assignments)} "
-            f"Checksum:(checksum.Checksum)0}}")
+    entries = cp.state.assignments
+    body = Struct([
+        ("PolicyName", Typed("string", cp.policy_name)),
+        ("MachineState", Typed("state.NUMANodeMap", None if ms is None else {n: _node(s) for n, s in ms.items()})),
+        ("Entries", Typed("state.ContainerMemoryAssignments", None if entries is None else {
+            uid: {name: None if blocks is None else [_block(b) for b in blocks] for name, blocks in conts.items()}
+            for uid, conts in entries.items()})),
+        ("Checksum", Typed("checksum.Checksum", 0)),
+    ])
+    return spew(Typed("*state.MemoryManagerCheckpoint", body))
 
 
 def compute_checksum(cp: MemoryCheckpoint) -> int:
-    return fnv1a_32(checksum_preimage(cp).encode("utf-8"))
+    return fnv1a32(checksum_preimage(cp))
 
 
 # -- decoding with Go encoding/json semantics (unknown keys ignored, names case-insensitive) ------

@@ -93,7 +93,7 @@ def test_shortfall_exits_1(root, monkeypatch, capsys):
     real = FsRoot.write_text
 
     def stingy(fs, path, text):  # the kernel found only 1700 free 2 MiB pages
-        real(fs, path, str(min(int(text), 1700)).rjust(len(text.strip()), "0") + "\n")
+        real(fs, path, f"{min(int(text), 1700)}\n")
 
     monkeypatch.setattr(FsRoot, "write_text", stingy)
     assert cli_main(["hugepages", "set", "2Mi=4000", "--root", str(root)]) == 1

@@ -48,7 +48,7 @@ def _stingy_kernel(limit):
 
     def write_text(fs, path, text):
         granted = min(int(text), limit)
-        real(fs, path, str(granted).rjust(len(text.rstrip("\n")), "0") + "\n")
+        real(fs, path, f"{granted}\n")
 
     return write_text
 
