@@ -1,0 +1,78 @@
+"""``pynuma qos POD.yaml``: QoS class and per-container OOM score adjustment, as the kubelet computes them."""
+from __future__ import annotations
+
+from typing import List
+
+
+def _capacity(args) -> int:
+    from ..errors import InputError
+    from ..quantity import Quantity
+
+    if args.memory_capacity is not None:
+        try:
+            q = Quantity.parse(args.memory_capacity)
+        except InputError as err:
+            raise InputError(f"--memory-capacity: {err}") from None
+        if q.value() <= 0:
+            raise InputError(f"--memory-capacity: must be positive, got {args.memory_capacity}")
+        return q.value()
+    from ..cgroups.walk import _meminfo_total
+    from ..errors import PynumaError
+    from ..fsroot import FsRoot
+
+    with FsRoot(args.root) as fs:
+        total = _meminfo_total(fs)
+        if total is None:
+            raise PynumaError(f"{fs.host_path('/proc/meminfo')}: no MemTotal; give --memory-capacity")
+        return total
+
+
+def _kind(pod, c) -> str:
+    if any(c is i for i in pod.init_containers):
+        return "sidecar" if c.is_sidecar else "init"
+    return "regular"
+
+
+def main(argv: List[str]) -> int:
+    from ._common import add_json, add_root, parser, print_json
+
+    p = parser("qos", "QoS class of each pod and the oom_score_adj the kubelet gives each container.")
+    p.add_argument("pods", metavar="POD.yaml", help="pod manifest(s): YAML or JSON, one pod, several, or a List")
+    p.add_argument("--memory-capacity", metavar="Q",
+                   help="node memory capacity (e.g. 64Gi); default: MemTotal of /proc/meminfo under --root")
+    p.add_argument("--no-pod-level-resources", action="store_true",
+                   help="turn the PodLevelResources feature gate off (on by default, as in current kubelets)")
+    p.add_argument("--legacy-critical", action="store_true",
+                   help="older kubelets: every critical pod (not only system-node-critical) gets -997")
+    add_root(p)
+    add_json(p)
+    args = p.parse_args(argv)
+
+    from ..pod import load_pods
+    from ..policy.oom_score import container_oom_score_adj
+    from ..policy.qos import qos_class
+
+    pods = load_pods(args.pods)
+    capacity = _capacity(args)
+    plr = not args.no_pod_level_resources
+    out = []
+    for pod in pods:
+        conts = []
+        for c in pod.all_containers():
+            req = c.request("memory")
+            conts.append({"name": c.name, "kind": _kind(pod, c),
+                          "memory_request": str(req) if req is not None else None,
+                          "oom_score_adj": container_oom_score_adj(pod, c, capacity, pod_level_resources=plr,
+                                                                   legacy_critical=args.legacy_critical)})
+        out.append({"pod": pod.name, "namespace": pod.namespace, "qos": qos_class(pod, plr), "containers": conts})
+    if args.json:
+        print_json({"memory_capacity": capacity, "pods": out})
+        return 0
+    print(f"memory capacity: {capacity} bytes")
+    for entry in out:
+        print(f"pod {entry['namespace']}/{entry['pod']}: {entry['qos']}")
+        width = max((len(c["name"]) for c in entry["containers"]), default=4)
+        for c in entry["containers"]:
+            print(f"  {c['name']:<{width}}  {c['kind']:<7}  request {c['memory_request'] or '-':<10}  "
+                  f"oom_score_adj {c['oom_score_adj']}")
+    return 0
