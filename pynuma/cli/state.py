@@ -1,0 +1,231 @@
+"""``pynuma state``: show, check and fix kubelet CPU (and memory) manager checkpoint files.
+
+    pynuma state show /var/lib/kubelet/cpu_manager_state [--json]
+    pynuma state check /var/lib/kubelet/cpu_manager_state [--topology FILE | --root DIR]
+                       [--policy static] [--reserved-cpus 0,1 | --num-reserved N]
+                       [--option strict-cpu-reservation] [--fix [--dry-run]] [--json]
+
+``check`` explains everything that no longer matches the machine or the
+policy (the kubelet only refuses to start); exit 0 when the file fits, 1
+when it does not.  ``--fix`` writes a corrected file atomically (``--dry-run``
+prints the change and writes nothing).  A file with a bad checksum is never
+rewritten.
+
+The file kind is recognised from its content (``defaultCpuSet`` = CPU
+manager); each kind registers its ``show``/``check`` in :data:`HANDLERS`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from ..errors import InputError
+from ._common import add_json, add_root, parser, print_json
+
+
+def _build_parser():
+    p = parser("state", "Show, check and fix kubelet CPU / memory manager checkpoint files.")
+    sub = p.add_subparsers(dest="action", metavar="{show,check}")
+    sub.required = True
+    show = sub.add_parser("show", help="print a checkpoint file (verifies its checksum)")
+    show.add_argument("file", metavar="FILE")
+    add_json(show)
+    check = sub.add_parser("check", help="explain what no longer matches the machine or policy")
+    check.add_argument("file", metavar="FILE")
+    src = check.add_mutually_exclusive_group()
+    src.add_argument("--topology", metavar="FILE", help="machine topology JSON instead of discovery")
+    add_root(src)
+    check.add_argument("--policy", metavar="NAME", help="configured policy (default: the one in the file)")
+    res = check.add_mutually_exclusive_group()
+    res.add_argument("--reserved-cpus", metavar="LIST", help="the kubelet's --reserved-cpus")
+    res.add_argument("--num-reserved", metavar="N", type=int, default=0,
+                     help="number of reserved CPUs (picked as the kubelet picks them)")
+    check.add_argument("--option", action="append", default=[], metavar="NAME[=VALUE]",
+                       help="CPU Manager policy option (repeatable), e.g. strict-cpu-reservation")
+    check.add_argument("--fix", action="store_true", help="write a corrected file (atomically)")
+    check.add_argument("--dry-run", action="store_true", help="with --fix: print the change, write nothing")
+    add_json(check)
+    return p
+
+
+def _read_json(path):
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as err:
+        raise InputError(f"{path}: {err.strerror or err}") from None
+    try:
+        return text, json.loads(text)
+    except ValueError:
+        return text, None  # the kind's own reader reports the decoding error
+
+
+def detect_kind(path: str, doc) -> str:
+    """``"cpu"`` or ``"memory"`` from the file's content, falling back to its name."""
+    if isinstance(doc, dict):
+        keys = {str(k).lower() for k in doc}
+        if "defaultcpuset" in keys:
+            return "cpu"
+        if "machinestate" in keys:
+            return "memory"
+    base = os.path.basename(path)
+    if "memory_manager" in base:
+        return "memory"
+    if "cpu_manager" in base:
+        return "cpu"
+    raise InputError(f"{path}: neither a cpu_manager_state nor a memory_manager_state file")
+
+
+# -- cpu_manager_state ----------------------------------------------------------
+def _cpu_show(args, text, doc) -> int:
+    from ..state import cpu_checkpoint as ckpt
+
+    st = ckpt.read_file(args.file)
+    cp = st.checkpoint
+    rows = ckpt.entries_list(st.assignments)
+    if args.json:
+        print_json({"kind": "cpu_manager_state", "file": args.file, "format": cp.format,
+                    "policyName": cp.policy_name, "defaultCpuSet": str(st.default),
+                    "entries": {p: {c: str(s) for c, s in cs.items()} for p, cs in st.assignments.items()},
+                    "checksum": cp.checksum, "checksum_status": "valid" if cp.checksum else "not set"})
+        return 0
+    print(f"file:           {args.file} (cpu_manager_state, {cp.format})")
+    print(f"policy:         {cp.policy_name}")
+    print(f"default cpuset: {st.default or '(empty)'} ({len(st.default)} CPUs)")
+    print(f"checksum:       {cp.checksum} ({'valid' if cp.checksum else 'not set'})")
+    if not rows:
+        print("entries:        (none)")
+        return 0
+    w_pod = max(len("POD"), *(len(p) for p, _, _ in rows))
+    w_con = max(len("CONTAINER"), *(len(c) for _, c, _ in rows))
+    print(f"{'POD':<{w_pod}}  {'CONTAINER':<{w_con}}  CPUS")
+    for p, c, s in rows:
+        print(f"{p:<{w_pod}}  {c:<{w_con}}  {s} ({len(s)})")
+    return 0
+
+
+def _cpu_policy(args, topo):
+    from ..cpuset import CPUSet
+    from ..policy.cpu_options import ALL_GATES_ON, parse_options
+    from ..policy.cpu_static import new_policy
+
+    values = {}
+    for item in args.option:
+        name, eq, value = item.partition("=")
+        values[name.strip()] = value.strip() if eq else "true"
+    opts = parse_options(values, ALL_GATES_ON)
+    reserved = None
+    num = args.num_reserved
+    if args.reserved_cpus:
+        try:
+            reserved = CPUSet.parse(args.reserved_cpus)
+        except ValueError as err:
+            raise InputError(f"--reserved-cpus: bad cpulist {args.reserved_cpus!r}: {err}") from None
+        num = len(reserved)
+    return opts, (lambda name: new_policy(name, topo, num_reserved=num, reserved=reserved, options=opts))
+
+
+def _describe(state) -> dict:
+    return {"defaultCpuSet": str(state.default),
+            "entries": {p: {c: str(s) for c, s in sorted(cs.items())} for p, cs in sorted(state.assignments.items())}}
+
+
+def _changes(old_policy, old, new_policy, new):
+    out = []
+    if old_policy != new_policy:
+        out.append(f'policyName: "{old_policy}" -> "{new_policy}"')
+    if old.default != new.default:
+        out.append(f'defaultCpuSet: "{old.default}" -> "{new.default}"')
+    keys = sorted({(p, c) for p, cs in old.assignments.items() for c in cs} |
+                  {(p, c) for p, cs in new.assignments.items() for c in cs})
+    for p, c in keys:
+        a, b = old.get(p, c), new.get(p, c)
+        if a == b:
+            continue
+        if b is None:
+            out.append(f'entries[{p}][{c}]: "{a}" -> removed')
+        elif a is None:
+            out.append(f'entries[{p}][{c}]: added "{b}"')
+        else:
+            out.append(f'entries[{p}][{c}]: "{a}" -> "{b}"')
+    return out
+
+
+def _cpu_check(args, text, doc) -> int:
+    from ..errors import CheckpointError
+    from ..policy.cpu_static import CPUState
+    from ..state import cpu_checkpoint as ckpt
+    from ..state.cpu_check import check_cpu_state
+    from ..topology_file import cpu_topology_for
+
+    if args.dry_run and not args.fix:
+        raise InputError("--dry-run only makes sense with --fix")
+    st = ckpt.read_file(args.file)  # corrupt file: CheckpointError, never rewritten
+    topo = cpu_topology_for(args.topology, args.root)
+    _, make = _cpu_policy(args, topo)
+    policy = make(args.policy or st.policy_name or "none")
+    if st.checkpoint.format == "v1" and st.checkpoint.entries:
+        raise CheckpointError(f"{args.file}: legacy v1 entries are keyed by container ID; the kubelet "
+                              f"migrates them with its container runtime, which pynuma cannot ask")
+    state = CPUState(st.default, st.assignments)
+    report = check_cpu_state(st.policy_name, state, policy)
+    wrote = False
+    new_text = None
+    if args.fix and report.fixed is not None and not report.ok:
+        new_text = ckpt.dumps(report.fixed_policy, report.fixed.default, report.fixed.assignments)
+        if not args.dry_run:
+            ckpt.write_file(args.file, report.fixed_policy, report.fixed.default, report.fixed.assignments)
+            wrote = True
+    changes = [] if report.fixed is None else _changes(st.policy_name, state, report.fixed_policy, report.fixed)
+    if args.json:
+        out = {"file": args.file, "ok": report.ok, "kubelet_error": report.kubelet_error,
+               "findings": [f.to_json() for f in report.findings], "unfixable": report.unfixable,
+               "fixed": None if report.fixed is None else dict(policyName=report.fixed_policy,
+                                                                **_describe(report.fixed)),
+               "changes": changes, "written": wrote}
+        print_json(out)
+    else:
+        if report.ok:
+            print(f"{args.file}: OK (policy {policy.name}, {len(topo.cpus())} CPUs {topo.cpus()})")
+        else:
+            if report.kubelet_error:
+                print(f"kubelet would refuse to start: {report.kubelet_error}")
+            for f in report.findings:
+                print(f"- {f.message}")
+            for u in report.unfixable:
+                print(f"cannot fix: {u}")
+            if args.fix and new_text is not None:
+                print("changes:" if changes else "changes: (checksum / format only)")
+                for line in changes:
+                    print(f"  {line}")
+                if args.dry_run:
+                    print("would write:")
+                    print(new_text)
+                else:
+                    print(f"wrote {args.file}")
+    if args.fix and report.fixed is None and not report.ok:
+        return 1
+    if report.ok or wrote:
+        return 0
+    return 1
+
+
+# kind -> (show, check); each is ``fn(args, text, parsed_json_or_None) -> exit status``.
+# memory_manager_state: helper E registers its handlers here.
+HANDLERS = {"cpu": (_cpu_show, _cpu_check)}
+
+
+def main(argv) -> int:
+    args = _build_parser().parse_args(argv)
+    text, doc = _read_json(args.file)
+    kind = detect_kind(args.file, doc)
+    handlers = HANDLERS.get(kind)
+    if handlers is None:
+        raise InputError(f"{args.file}: {kind} manager state files are not supported by this build")
+    show, check = handlers
+    rc = (show if args.action == "show" else check)(args, text, doc)
+    sys.stdout.flush()
+    return rc
