@@ -37,6 +37,12 @@ _LAZY = {
     "features": "pynuma.features",
     "discover": "pynuma.discover",
     "Topology": "pynuma.model",
+    "walk_pods": "pynuma.cgroups",
+    "node_root_stats": "pynuma.cgroups",
+    "kubepods_stats": "pynuma.cgroups",
+    "qos_class": "pynuma.policy.qos",
+    "container_oom_score_adj": "pynuma.policy.oom_score",
+    "node_fs_stats": "pynuma.fsstats",
 }
 
 
