@@ -189,10 +189,44 @@ void pn_fsread_walk_only(int on)
     openat2_state = on ? 0 : -1;
 }
 
+/* Drop empty and "." components ("a//b/./c/" -> "a/b/c") so that openat2 and
+ * the walk treat "file/." and "file/" alike (as the pure twin does: they name
+ * the file).  Returns path itself when it is already clean. */
+static const char *clean_path(const char *path, char *buf, size_t cap)
+{
+    const char *s = path;
+    int dirty = 0;
+    for (const char *c = s; *c; c++)
+        if (*c == '/' && (c[1] == '/' || c[1] == '\0' || (c[1] == '.' && (c[2] == '/' || c[2] == '\0'))))
+            dirty = 1;
+    if (s[0] == '.' && (s[1] == '/' || s[1] == '\0')) dirty = 1;
+    if (!dirty) return path;
+    size_t at = 0;
+    while (*s) {
+        while (*s == '/') s++;
+        const char *e = s;
+        while (*e && *e != '/') e++;
+        size_t n = (size_t)(e - s);
+        if (n && !(n == 1 && s[0] == '.')) {
+            if (at + n + 2 > cap) return NULL;
+            if (at) buf[at++] = '/';
+            memcpy(buf + at, s, n);
+            at += n;
+        }
+        s = e;
+    }
+    if (!at) buf[at++] = '.';
+    buf[at] = '\0';
+    return buf;
+}
+
 int pn_open_in_root(int rootfd, const char *path, int flags)
 {
+    char clean[PATH_MAX];
     while (*path == '/') path++;
     if (!*path) path = ".";
+    path = clean_path(path, clean, sizeof clean);
+    if (!path) return -ENAMETOOLONG;
 #if PN_HAS_OPENAT2
     if (openat2_state != 0) {
         int fd = try_openat2(rootfd, path, flags);

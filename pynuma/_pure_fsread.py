@@ -19,7 +19,10 @@ _O_PATH = getattr(os, "O_PATH", 0)
 
 def open_root(path: str) -> int:
     """Open ``path`` as a root directory fd."""
-    return os.open(path, _O_DIR)
+    try:
+        return os.open(path, _O_DIR)
+    except OSError as err:
+        raise _named(err, path) from None
 
 
 def close_root(fd: int) -> None:
@@ -106,8 +109,21 @@ def _open(rootfd: int, path: str, flags: int) -> int:
         path = target if target.startswith("/") else parent + "/" + target
 
 
+def _named(err: OSError, path: str) -> OSError:
+    """The same error naming the path the caller asked for (as the native reader does)."""
+    code = err.errno or errno.EIO
+    return OSError(code, os.strerror(code), path)
+
+
 def read_at(rootfd: int, path: str, limit: int = 1 << 20) -> bytes:
     """Bytes of the file at ``path`` under the root (at most ``limit``)."""
+    try:
+        return _read_at(rootfd, path, limit)
+    except OSError as err:
+        raise _named(err, path) from None
+
+
+def _read_at(rootfd: int, path: str, limit: int) -> bytes:
     fd = _open(rootfd, path, os.O_RDONLY)
     try:
         chunks = []
@@ -128,7 +144,7 @@ def read_many(rootfd: int, paths, limit: int = 1 << 16) -> list:
     out = []
     for p in paths:
         try:
-            out.append(read_at(rootfd, p, limit))
+            out.append(_read_at(rootfd, p, limit))
         except OSError as err:
             out.append(-(err.errno or errno.EIO))
     return out
@@ -136,11 +152,14 @@ def read_many(rootfd: int, paths, limit: int = 1 << 16) -> list:
 
 def list_at(rootfd: int, path: str) -> list:
     """Names in the directory at ``path`` under the root (unsorted)."""
-    fd = _open(rootfd, path, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        return os.listdir(fd)
-    finally:
-        os.close(fd)
+        fd = _open(rootfd, path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            return os.listdir(fd)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        raise _named(err, path) from None
 
 
 def kind_at(rootfd: int, path: str) -> int:
@@ -161,11 +180,14 @@ def write_at(rootfd: int, path: str, data: bytes) -> int:
     O_TRUNC, like a shell's ``echo 2 > knob``: harmless on sysfs/cgroupfs,
     and a plain file in a fake root ends up holding exactly ``data``.
     """
-    fd = _open(rootfd, path, os.O_WRONLY | os.O_TRUNC)
     try:
-        return os.write(fd, data)
-    finally:
-        os.close(fd)
+        fd = _open(rootfd, path, os.O_WRONLY | os.O_TRUNC)
+        try:
+            return os.write(fd, data)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        raise _named(err, path) from None
 
 
 def features(rootfd: int = -1) -> dict:
