@@ -9,6 +9,7 @@ Percentages are kept as float32 values, as upstream stores them, so that
 """
 from __future__ import annotations
 
+import math
 import re
 import struct
 from dataclasses import dataclass, replace
@@ -129,10 +130,13 @@ def parse_percentage(text: str) -> float:
     body = text.rstrip("%")
     if not _GO_FLOAT.fullmatch(body):
         raise InputError(f'strconv.ParseFloat: parsing "{body}": invalid syntax')
+    exact = float(body)
     try:
-        value = float32(float(body))
+        value = float32(exact)
     except OverflowError:
-        raise InputError(f'strconv.ParseFloat: parsing "{body}": value out of range') from None
+        value = math.inf
+    if math.isinf(value) and not math.isinf(exact):
+        raise InputError(f'strconv.ParseFloat: parsing "{body}": value out of range')
     return float32(value / 100.0)
 
 
@@ -146,7 +150,7 @@ def parse_duration(text: str) -> float:
     """Seconds in a Go duration string (``"1m30s"``, ``"300ms"``, ``"0"``); ``InputError`` otherwise."""
     s = text
     sign = 1
-    if s[:1] in "+-":
+    if s and s[0] in "+-":
         sign = -1 if s[0] == "-" else 1
         s = s[1:]
     if s == "0":
