@@ -1,0 +1,68 @@
+"""``pynuma allocatable`` against a synthetic root and explicit capacities."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import os
+
+import pytest
+
+from pynuma.cli import main
+
+PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GI = 1 << 30
+
+
+@pytest.fixture
+def root(tmp_path):
+    (tmp_path / "proc/sys/kernel").mkdir(parents=True)
+    (tmp_path / "proc/meminfo").write_text(f"MemTotal: {16 * GI // 1024} kB\n")
+    (tmp_path / "proc/sys/kernel/pid_max").write_text("4194304\n")
+    (tmp_path / "proc/sys/kernel/threads-max").write_text("100000\n")
+    cpu = tmp_path / "sys/devices/system/cpu"
+    cpu.mkdir(parents=True)
+    (cpu / "online").write_text("0-7\n")
+    hp = tmp_path / "sys/kernel/mm/hugepages/hugepages-2048kB"
+    hp.mkdir(parents=True)
+    (hp / "nr_hugepages").write_text("512\n")
+    return str(tmp_path)
+
+
+def test_discovered_capacity_and_allocatable(root, capsys):
+    rc = main(["allocatable", "--root", root, "--kube-reserved", "cpu=1,memory=2Gi", "--system-reserved",
+               "memory=1Gi,pid=1000", "--eviction-hard", "memory.available<100Mi", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert out["capacity"]["cpu"] == "8" and out["capacity"]["memory"] == "16Gi"
+    assert out["capacity"]["hugepages-2Mi"] == "1Gi" and "pid" not in out["capacity"]
+    # 16Gi - 2Gi - 1Gi - 100Mi - 1Gi of hugepages
+    assert out["allocatable"]["memory"] == "12188Mi"
+    assert out["allocatable"]["cpu"] == "7"
+    assert out["kubepods_limits"]["memory"] == "12Gi"  # eviction part not subtracted
+    assert out["kubepods_limits"]["pid"] == "99k"
+
+
+def test_table_output(root, capsys):
+    rc = main(["allocatable", "--root", root, "--capacity", "ephemeral-storage=100Gi"])
+    text = capsys.readouterr().out
+    assert rc == 0 and text.startswith("RESOURCE") and "ephemeral-storage" in text
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--kube-reserved", "gpu=1"], 'cannot reserve "gpu" resource'),
+    (["--kube-reserved", "cpu=100"], "invalid Node Allocatable configuration"),
+    (["--system-reserved", "memory"], "--system-reserved"),
+    (["--eviction-hard", "bogus<1"], "unsupported eviction signal bogus"),
+])
+def test_bad_input(root, argv, needle, capsys):
+    rc = main(["allocatable", "--root", root, *argv])
+    err = capsys.readouterr().err
+    assert rc == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_runs_as_a_command(root):
+    p = subprocess.run([sys.executable, "-m", "pynuma", "allocatable", "--root", root, "--kube-reserved", "cpu=1"],
+                       cwd=PROJECT, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "cpu" in p.stdout

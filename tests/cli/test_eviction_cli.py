@@ -1,0 +1,114 @@
+"""``pynuma eviction`` run against synthetic roots and files: never the live machine's state."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from pynuma.cgroups.synthetic import MEM_TOTAL, build_tree, make_pods
+from pynuma.cli import main
+
+PROJECT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture
+def root(tmp_path):
+    expected = build_tree(str(tmp_path), mode="v2", pods=make_pods(3), extra_files=False)
+    k = tmp_path / "proc/sys/kernel"
+    k.mkdir(parents=True)
+    (k / "pid_max").write_text("1000\n")
+    (k / "threads-max").write_text("5000\n")
+    (tmp_path / "proc/loadavg").write_text("0.0 0.0 0.0 1/990 7\n")
+    return str(tmp_path), expected
+
+
+def run_json(capsys, *argv):
+    rc = main(["eviction", *argv, "--json"])
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+    return json.loads(out.out)
+
+
+def test_pid_pressure_on_a_dump(root, capsys):
+    path, _ = root
+    out = run_json(capsys, "--root", path, "--eviction-hard", "pid.available<20")
+    assert out["conditions"] == ["PIDPressure"]  # 1000 - 990 = 10 < 20
+    row = next(r for r in out["signals"] if r["signal"] == "pid.available")
+    assert row["available"] == 10 and row["capacity"] == 1000 and row["met"] is True
+    assert out["acting_on"] == {"signal": "pid.available", "resource": "pids"}
+
+
+def test_from_cgroups_ranks_pods_and_names_the_victim(root, capsys):
+    path, expected = root
+    out = run_json(capsys, "--root", path, "--from-cgroups", "--eviction-hard", "memory.available<100Ei")
+    assert out["conditions"] == ["MemoryPressure"]
+    assert len(out["ranked"]) == 3 and len(out["evicted"]) == 1
+    ev = out["evicted"][0]
+    assert ev["pod"] == out["ranked"][0] and ev["grace_period_override_s"] == 1
+    assert ev["status"]["reason"] == "Evicted"
+    assert ev["message"].startswith("The node was low on resource: memory. Threshold quantity: 100Ei")
+
+
+def test_explain_shows_the_v2_emulation(root, capsys):
+    path, expected = root
+    out = run_json(capsys, "--root", path, "--explain")
+    ex = out["explain"]
+    r = expected["/"]
+    ws = max(r.anon + r.file - r.inactive_file, 0)
+    assert ex["kubelet_memory_available"] == MEM_TOTAL - ws
+    assert "anon + file" in ex["cgroup"]["usage_how"]
+    rc = main(["eviction", "--root", path, "--explain"])
+    text = capsys.readouterr().out
+    assert rc == 0 and "MemAvailable" in text and "kubelet memory.available" in text
+
+
+def test_pods_file_and_soft_threshold_over_watch_passes(tmp_path, capsys):
+    pods = tmp_path / "pods.json"
+    pods.write_text(json.dumps([
+        {"name": "a", "priority": 0, "containers": [{"name": "c", "requests": {"memory": "1Gi"}}],
+         "usage": {"memory_working_set": "10Mi"}},
+        {"name": "b", "priority": 0, "containers": [{"name": "c"}], "usage": {"memory_working_set": "5Mi"}}]))
+    stats = tmp_path / "summary.json"
+    stats.write_text(json.dumps({"node": {"memory": {"availableBytes": 1 << 20, "workingSetBytes": 1 << 30}}}))
+    rc = main(["eviction", "--stats", str(stats), "--pods", str(pods), "--eviction-hard", "memory.available<1Ki",
+               "--eviction-soft", "memory.available<2Mi", "--eviction-soft-grace-period", "memory.available=0.05s",
+               "--eviction-max-pod-grace-period", "7", "--watch", "0.06", "--count", "2", "--json"])
+    text = capsys.readouterr().out
+    assert rc == 0
+    docs = [json.loads(d) for d in text.replace("}\n{", "}\n\x00{").split("\x00")]
+    assert len(docs) == 2
+    assert docs[0]["conditions"] == ["MemoryPressure"] and docs[0]["evicted"] == []
+    assert [e["pod"] for e in docs[1]["evicted"]] == ["b"] and docs[1]["evicted"][0]["grace_period_override_s"] == 7
+
+
+def test_kubelet_config_file(tmp_path, root, capsys):
+    path, _ = root
+    cfg = tmp_path / "kubelet.yaml"
+    cfg.write_text("kind: KubeletConfiguration\nevictionHard: {pid.available: '5'}\n")
+    out = run_json(capsys, "--root", path, "--kubelet-config", str(cfg))
+    assert [r["signal"] for r in out["signals"]] == ["pid.available"] and out["conditions"] == []
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--eviction-hard", "nope<1"], "unsupported eviction signal nope"),
+    (["--eviction-hard", "memory.available=1Gi"], "--eviction-hard: malformed pair"),
+    (["--eviction-soft", "memory.available<1Gi"], "grace period must be specified"),
+    (["--kubelet-config", "/nonexistent/k.yaml"], "/nonexistent/k.yaml"),
+    (["--stats", "/nonexistent/s.json"], "/nonexistent/s.json"),
+    (["--watch", "0"], "--watch"),
+])
+def test_bad_input_is_one_line_exit_2(argv, needle, capsys, tmp_path):
+    rc = main(["eviction", "--root", str(tmp_path), *argv])
+    err = capsys.readouterr().err
+    assert rc == 2 and needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_runs_as_a_command(root):
+    path, _ = root
+    p = subprocess.run([sys.executable, "-m", "pynuma", "eviction", "--root", path], cwd=PROJECT,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("SIGNAL") and "conditions:" in p.stdout
