@@ -1,0 +1,98 @@
+"""``pynuma hints merge``: merge providers' topology hints as the kubelet's Topology Manager would.
+
+    pynuma hints merge --policy restricted --hints hints.json --topology topo.json
+    pynuma hints merge --policy best-effort --option prefer-closest-numa-nodes=true --hints h.json --root /dump
+
+``--hints FILE`` holds one object per hint provider, in provider order::
+
+    [{"cpu": [{"numa": [0], "preferred": true}, {"numa": [0, 1], "preferred": false}]},
+     {"example.com/gpu": null},           # no preference
+     {"memory": []}]                      # no possible placement
+
+NUMA nodes (and distances, for ``prefer-closest-numa-nodes``) come from
+``--topology FILE`` (saved ``pynuma topology --json`` or the kubelet-style
+CPU topology form), ``--root DIR`` or the live host.  Prints
+``{"hint": {"numa": [...] | null, "preferred": bool}, "admit": bool}``.
+Unknown policy or option, or a malformed hints file: one line, exit 2.
+"""
+from __future__ import annotations
+
+import json
+
+from ..errors import InputError, ParseError
+from ._common import add_root, parser, print_json
+
+
+def _build_parser():
+    p = parser("hints", "Merge topology hints as the kubelet's Topology Manager would.")
+    sub = p.add_subparsers(dest="what", metavar="merge")
+    sub.required = True
+    m = sub.add_parser("merge", help="merge providers' hints into the best hint and the admit decision")
+    m.add_argument("--policy", required=True, metavar="P",
+                   help="none, best-effort, restricted or single-numa-node")
+    m.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="Topology Manager policy option (repeatable): prefer-closest-numa-nodes=true, "
+                        "max-allowable-numa-nodes=N")
+    m.add_argument("--scope", default="container", metavar="S", help="container (default) or pod")
+    m.add_argument("--hints", required=True, metavar="FILE", help="JSON list: one {resource: hints|null} per provider")
+    src = m.add_mutually_exclusive_group()
+    src.add_argument("--topology", metavar="FILE",
+                     help="saved 'pynuma topology --json' or a kubelet-style CPU topology JSON")
+    add_root(src)
+    return p
+
+
+def parse_option_args(items) -> dict:
+    """``["name=value", "name"]`` -> the kubelet's option string map (bare name = "true")."""
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        name = name.strip()
+        if not name:
+            raise InputError(f"--option {item!r}: expected NAME=VALUE")
+        out[name] = value.strip() if eq else "true"
+    return out
+
+
+def load_hints_file(path: str) -> list:
+    """The providers' answers in ``path``; ``ParseError`` naming the file and the bad item."""
+    from ..policy.hints import provider_hints_from_json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as err:
+        raise InputError(f"{path}: {err.strerror or err}") from None
+    except ValueError as err:
+        raise ParseError(path, f"not JSON: {err}") from None
+    if not isinstance(data, list):
+        raise ParseError(path, "expected a JSON list with one object per hint provider")
+    try:
+        return [provider_hints_from_json(p, f"provider[{i}]") for i, p in enumerate(data)]
+    except ValueError as err:
+        raise ParseError(path, str(err)) from None
+
+
+def numa_info_for(topology_file, root):
+    """NUMA nodes and distances from ``--topology`` / ``--root`` / the live host."""
+    from ..policy.numa_info import NUMAInfo
+    from ..topology_file import cpu_topology_for
+
+    topo = cpu_topology_for(topology_file, root or "/")
+    try:
+        return NUMAInfo.from_matrix(topo.machine_numa_nodes, topo.distances)
+    except ValueError:  # a matrix that does not fit the nodes: merge without distances
+        return NUMAInfo.from_matrix(topo.machine_numa_nodes, None)
+
+
+def main(argv) -> int:
+    args = _build_parser().parse_args(argv)
+    from ..policy.topology_manager import TopologyManager
+
+    options = parse_option_args(args.option)
+    providers = load_hints_file(args.hints)
+    info = numa_info_for(args.topology, args.root)
+    manager = TopologyManager.create(info, args.policy, args.scope, options)
+    hint, admit = manager.merge(providers)
+    print_json({"hint": hint.to_json(), "admit": admit})
+    return 0
