@@ -43,6 +43,13 @@ _LAZY = {
     "qos_class": "pynuma.policy.qos",
     "container_oom_score_adj": "pynuma.policy.oom_score",
     "node_fs_stats": "pynuma.fsstats",
+    "Threshold": "pynuma.policy.eviction.thresholds",
+    "parse_threshold_config": "pynuma.policy.eviction.thresholds",
+    "EvictionConfig": "pynuma.policy.eviction.manager",
+    "EvictionState": "pynuma.policy.eviction.manager",
+    "read_host": "pynuma.eviction_host",
+    "load_kubelet_config": "pynuma.kubelet_config",
+    "node_status_allocatable": "pynuma.policy.allocatable",
 }
 
 

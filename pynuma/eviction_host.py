@@ -10,7 +10,8 @@
   as runc/cAdvisor do).  It is *not* ``MemAvailable``.
 * ``allocatableMemory.available`` = kubepods limit - kubepods working set.
 * nodefs / imagefs / containerfs = ``statvfs`` of the kubelet root dir and the
-  runtime's image dir (bytes available to unprivileged users; inodes free).
+  runtime's image dir (:mod:`pynuma.fsstats`: bytes available to unprivileged
+  users; inodes free); a different device means a dedicated image fs.
 * ``pid.available`` = min(pid_max, threads-max) - tasks (4th field of ``/proc/loadavg``).
 
 All ``/proc`` and ``/sys`` reads go through :class:`~pynuma.fsroot.FsRoot`.
@@ -30,8 +31,6 @@ PID_MAX = "/proc/sys/kernel/pid_max"
 THREADS_MAX = "/proc/sys/kernel/threads-max"
 LOADAVG = "/proc/loadavg"
 KUBELET_ROOT = "/var/lib/kubelet"
-# containerd, CRI-O, docker: the first that exists holds the images.
-IMAGE_DIRS = ("/var/lib/containerd", "/var/lib/containers/storage", "/var/lib/docker")
 
 
 def parse_meminfo(text: str) -> Dict[str, int]:
@@ -56,35 +55,16 @@ def parse_loadavg_tasks(text: str) -> int:
     return int(fields[3].split("/", 1)[1])
 
 
-@dataclass(frozen=True)
-class FsInfo:
-    """statvfs figures of one directory's filesystem."""
-
-    path: str
-    device: int
-    available_bytes: int
-    capacity_bytes: int
-    inodes_free: int
-    inodes: int
-
-    def summary(self, now: float) -> dict:
-        return {"availableBytes": self.available_bytes, "capacityBytes": self.capacity_bytes,
-                "inodesFree": self.inodes_free, "inodes": self.inodes, "time": now}
+def _fs_summary(st, now: float) -> dict:
+    return {"availableBytes": st.available_bytes, "capacityBytes": st.capacity_bytes,
+            "inodesFree": st.inodes_free, "inodes": st.inodes, "time": now}
 
 
-def statvfs_dir(fs: FsRoot, path: str) -> Optional[FsInfo]:
-    """statvfs of ``path`` (re-based under the root), or of its nearest existing parent."""
-    probe = path
-    while True:
-        real = fs.host_path(probe)
-        try:
-            st = os.statvfs(real)
-            dev = os.stat(real).st_dev
-            return FsInfo(probe, dev, st.f_bavail * st.f_frsize, st.f_blocks * st.f_frsize, st.f_ffree, st.f_files)
-        except OSError:
-            if probe in ("/", ""):
-                return None
-            probe = os.path.dirname(probe.rstrip("/")) or "/"
+def _device(fs: FsRoot, path: str) -> Optional[int]:
+    try:
+        return os.stat(fs.host_path(path)).st_dev
+    except OSError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -156,23 +136,27 @@ def read_host(fs: FsRoot, kubelet_root: str = KUBELET_ROOT, image_dir: Optional[
             warnings.append(f"{fs.host_path(MEMINFO)}: {err}")
     node, explain = _memory_part(fs, meminfo, warnings, now)
 
-    nodefs = statvfs_dir(fs, kubelet_root)
-    if image_dir is None:
-        image_dir = next((d for d in IMAGE_DIRS if fs.isdir(d)), kubelet_root)
-    imagefs = statvfs_dir(fs, image_dir)
-    containerfs = statvfs_dir(fs, container_dir) if container_dir else imagefs
+    from .fsstats import node_fs_stats
+
+    stats = {}
+    try:
+        stats = node_fs_stats(fs, kubelet_root, image_dir, container_dir)
+    except Exception as err:  # statvfs refused: tolerate, report
+        warnings.append(f"filesystems: {err}")
+    nodefs, imagefs = stats.get("nodefs"), stats.get("imagefs")
+    containerfs = stats.get("containerfs", imagefs)
     if nodefs is not None:
-        node["fs"] = nodefs.summary(now)
+        node["fs"] = _fs_summary(nodefs, now)
     runtime = {}
     if imagefs is not None:
-        runtime["imageFs"] = imagefs.summary(now)
+        runtime["imageFs"] = _fs_summary(imagefs, now)
     if containerfs is not None:
-        runtime["containerFs"] = containerfs.summary(now)
+        runtime["containerFs"] = _fs_summary(containerfs, now)
     if runtime:
         node["runtime"] = runtime
-    explain["filesystems"] = {name: (f.path if f else None) for name, f in
+    explain["filesystems"] = {name: (f.measured_at if f else None) for name, f in
                               (("nodefs", nodefs), ("imagefs", imagefs), ("containerfs", containerfs))}
-    dedicated = bool(nodefs and imagefs and nodefs.device != imagefs.device)
+    dedicated = bool(nodefs and imagefs and _device(fs, nodefs.measured_at) != _device(fs, imagefs.measured_at))
 
     limits = [v for v in (fs.parse(PID_MAX, lambda t: int(t.strip())), fs.parse(THREADS_MAX, lambda t: int(t.strip())))
               if v is not None]

@@ -31,7 +31,9 @@ def _parser():
 
 def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
     """The node capacity the kubelet would report, read through ``fs``."""
-    from ..eviction_host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo, statvfs_dir
+    from ..errors import PynumaError
+    from ..eviction_host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo
+    from ..fsstats import fs_stats
     from ..parse import parse_cpulist
     from ..quantity import Quantity
 
@@ -52,9 +54,10 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
         pages = fs.parse(f"{HUGEPAGES}/{entry}/nr_hugepages", lambda t: int(t.strip()))
         if pages is not None:
             cap["hugepages-" + str(Quantity(size, "BinarySI"))] = Quantity(pages * size, "BinarySI")
-    nodefs = statvfs_dir(fs, kubelet_root)
-    if nodefs is not None:
-        cap["ephemeral-storage"] = Quantity(nodefs.capacity_bytes, "BinarySI")
+    try:
+        cap["ephemeral-storage"] = Quantity(fs_stats(fs, kubelet_root).capacity_bytes, "BinarySI")
+    except PynumaError:
+        pass  # no statvfs: no ephemeral-storage capacity, as a kubelet without nodefs stats
     cap["pods"] = Quantity(max_pods)
     limits = [v for v in (fs.parse(PID_MAX, lambda t: int(t.strip())), fs.parse(THREADS_MAX, lambda t: int(t.strip())))
               if v is not None]

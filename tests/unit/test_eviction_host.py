@@ -6,7 +6,7 @@ import os
 import pytest
 
 from pynuma.cgroups.synthetic import MEM_TOTAL, build_tree, make_pods
-from pynuma.eviction_host import parse_loadavg_tasks, parse_meminfo, read_host, statvfs_dir
+from pynuma.eviction_host import parse_loadavg_tasks, parse_meminfo, read_host
 from pynuma.fsroot import FsRoot
 
 
@@ -53,9 +53,11 @@ def test_a_dump_without_cgroups_still_gives_filesystem_signals(tmp_path):
     assert h.explain["meminfo"]["MemAvailable"] == 512 * 1024
 
 
-def test_statvfs_walks_up_to_an_existing_dir(tmp_path):
-    info = statvfs_dir(FsRoot(str(tmp_path)), "/var/lib/kubelet")
-    assert info is not None and info.path == "/" and info.capacity_bytes >= info.available_bytes
+def test_filesystems_measured_at_the_nearest_existing_dir(tmp_path):
+    h = read_host(FsRoot(str(tmp_path)), kubelet_root="/var/lib/kubelet")
+    assert h.explain["filesystems"]["nodefs"] == "/" and h.dedicated_image_fs is False
+    fsobs = h.observations["nodefs.available"]
+    assert 0 <= fsobs.available <= fsobs.capacity
 
 
 def test_parsers():
