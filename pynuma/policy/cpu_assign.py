@@ -245,16 +245,18 @@ def take_packed(topo: CPUTopology, available, count: int, spread: bool = False,
     return CPUSet.from_bits(take_packed_bits(topo, _bits(available), count, spread, uncore))
 
 
-def _round3(x: float) -> float:
-    # Go's math.Round: half away from zero (values here are never negative).
-    return math.floor(x * 1000 + 0.5) / 1000
+def _std_milli(sum_v: int, sum_sq: int, n: int) -> int:
+    """The kubelet's balance score in thousandths, computed exactly from Σv and Σv².
 
-
-def _std(values: List[int]) -> float:
-    n = len(values)
-    mean = _round3(sum(values) / n)
-    var = sum((v - mean) * (v - mean) for v in values) / n
-    return _round3(math.sqrt(var))
+    The kubelet rounds the mean to 3 decimals, takes the population standard
+    deviation around it and rounds that to 3 decimals (half away from zero).
+    With the mean as M/1000, Σ(v - M/1000)² = (10⁶Σv² - 2000·M·Σv + n·M²)/10⁶, an
+    exact integer numerator; integer square roots then round it exactly, so
+    equal balances compare equal (the "first found wins" ties stay stable).
+    """
+    mean_milli = (2000 * sum_v + n) // (2 * n)
+    num = 10**6 * sum_sq - 2000 * mean_milli * sum_v + n * mean_milli * mean_milli
+    return (math.isqrt(4 * num // n) + 1) // 2
 
 
 def _hand_out(after: dict, subset: Tuple[int, ...], rem: int, group: int) -> bool:
@@ -274,19 +276,42 @@ def _hand_out(after: dict, subset: Tuple[int, ...], rem: int, group: int) -> boo
     return True
 
 
-def _best_remainder(after: dict, numas: List[int], cand: List[int], rem: int, group: int):
+def _best_remainder(after: dict, sum_v: int, sum_sq: int, n_numas: int, cand: List[int], rem: int, group: int):
     best, best_subset = math.inf, None
     for r in range(len(cand), 0, -1):
         for subset in combinations(cand, r):
             if sum(after[n] for n in subset) < rem:
                 continue
-            trial = dict(after)
+            trial = {n: after[n] for n in subset}
             if not _hand_out(trial, subset, rem, group):
                 continue
-            score = _std([trial[n] for n in numas])
+            sq = sum_sq + sum(trial[n] * trial[n] - after[n] * after[n] for n in subset)
+            score = _std_milli(sum_v - rem, sq, n_numas)
             if score < best:
                 best, best_subset = score, subset
     return best, best_subset
+
+
+def _first_balanced(numas, free_in, k, dist, count, group, total_sq, sum_v, n_numas):
+    """First k-combination (enumeration order) with the best remainder-free balance, or None."""
+    top = sorted((free_in[n] for n in numas), reverse=True)[:k]
+    if len(top) < k or top[-1] < dist or sum(top) < count or sum(f // group for f in top) * group < count:
+        return None  # the k fullest nodes fail, so every combination fails
+
+    def score(total: int) -> int:
+        return _std_milli(sum_v, total_sq + k * dist * dist - 2 * dist * total, n_numas)
+
+    target = score(sum(top))
+    for combo in combinations(numas, k):
+        fs = [free_in[n] for n in combo]
+        total = sum(fs)
+        if total < count or min(fs) < dist:
+            continue
+        if group > 1 and sum(f // group for f in fs) * group < count:
+            continue
+        if score(total) == target:
+            return combo
+    return None
 
 
 def take_distributed_bits(topo: CPUTopology, available: int, count: int, group: int = 1,
@@ -304,6 +329,9 @@ def take_distributed_bits(topo: CPUTopology, available: int, count: int, group: 
     node_bits = topo.node_bits
     numas = acc.numa_order()
     free_in = {n: _pc(node_bits[n] & acc.free) for n in numas}
+    total_free = sum(free_in.values())
+    total_sq = sum(f * f for f in free_in.values())
+    n_numas = len(numas)
     # The kubelet's bounds on how many nodes to try (rangeNUMANodesNeededToSatisfy).
     groups = (_pc(topo.all_bits) - 1) // group + 1
     groups_per_numa = (groups - 1) // max(len(node_bits), 1) + 1
@@ -312,25 +340,35 @@ def take_distributed_bits(topo: CPUTopology, available: int, count: int, group: 
     max_k = min(groups_needed, len(numas))
     for k in range(min_k, max_k + 1):
         best, best_combo, best_rem = math.inf, None, None
-        for combo in combinations(numas, k):
+        dist = count // k // group * group
+        rem = count - dist * k
+        sum_v = total_free - dist * k
+        if rem == 0:
+            # Without a remainder the score depends only on Σfree of the combo (and falls as it
+            # grows), so the winner is the first combo, in enumeration order, that reaches the
+            # score of the k fullest nodes: stop there instead of scoring every combo.
+            found = _first_balanced(numas, free_in, k, dist, count, group, total_sq, sum_v, n_numas)
+            if found is None:
+                continue
+            best_combo, best_rem = found, None
+            k_done = True
+        else:
+            k_done = False
+        for combo in (() if k_done else combinations(numas, k)):
             if best == 0:
                 break
-            if sum(free_in[n] for n in combo) < count:
+            fs = [free_in[n] for n in combo]
+            if sum(fs) < count or min(fs) < dist:
                 continue
-            if sum(free_in[n] // group for n in combo) * group < count:
+            if group > 1 and sum(f // group for f in fs) * group < count:
                 continue
-            dist = count // k // group * group
-            if any(free_in[n] < dist for n in combo):
-                continue
-            after = dict(free_in)
-            for n in combo:
-                after[n] -= dist
-            rem = count - dist * k
+            sum_sq = total_sq + sum((f - dist) * (f - dist) - f * f for f in fs)
             if rem == 0:
-                local, local_rem = _std([after[n] for n in numas]), None
+                local, local_rem = _std_milli(sum_v, sum_sq, n_numas), None
             else:
+                after = {n: f - dist for n, f in zip(combo, fs)}
                 cand = [n for n in combo if after[n] >= group]
-                local, local_rem = _best_remainder(after, numas, cand, rem, group)
+                local, local_rem = _best_remainder(after, sum_v, sum_sq, n_numas, cand, rem, group)
             if local < best:
                 best, best_combo, best_rem = local, combo, local_rem
         if best_combo is None:

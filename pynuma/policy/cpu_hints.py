@@ -13,7 +13,7 @@ Order is the kubelet's: subsets by size, then lexicographic.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..cpuset import CPUSet
 from .bitmask import NUMAMask
@@ -50,15 +50,52 @@ def _subset_ors(values: List[int]) -> List[int]:
     return ors
 
 
-def generate_cpu_hints(topo: CPUTopology, available: CPUSet, reusable: Optional[CPUSet],
-                       request: int, align_by_socket: bool = False) -> List[TopologyHint]:
-    """Every NUMA set whose reusable + available CPUs cover ``request``; minimal-size sets preferred.
+_HINTS: Dict[Tuple[int, bool], TopologyHint] = {}
 
-    "Minimal" is measured on the whole machine (the smallest set that could
-    hold the request when empty), not on what is free now.  With
-    ``align_by_socket`` a set spanning the minimal number of sockets is also
-    preferred.
-    """
+
+def _hint(bits: int, preferred: bool) -> TopologyHint:
+    """Hints are immutable: share one object per (mask, preferred) instead of building 65535 per call."""
+    key = (bits, preferred)
+    h = _HINTS.get(key)
+    if h is None:
+        if len(_HINTS) > 1 << 18:
+            _HINTS.clear()
+        h = _HINTS[key] = TopologyHint(NUMAMask.from_bits(bits), preferred)
+    return h
+
+
+@lru_cache(maxsize=64)
+def _all_subsets(nodes: Tuple[int, ...], min_aff: int) -> Tuple[Tuple[int, bool], ...]:
+    n = len(nodes)
+    out = [(m, k == min_aff) for k in range(1, n + 1) for m in _subsets(n, k)]
+    if list(nodes) != list(range(n)):
+        out = [(sum(1 << nodes[p] for p in range(n) if m >> p & 1), pref) for m, pref in out]
+    return tuple(out)
+
+
+@lru_cache(maxsize=64)
+def _all_hints(nodes: Tuple[int, ...], min_aff: int) -> Tuple[TopologyHint, ...]:
+    return tuple(_hint(m, p) for m, p in _all_subsets(nodes, min_aff))
+
+
+class _AllFit:
+    __slots__ = ("nodes", "min_aff")
+
+    def __init__(self, nodes: Tuple[int, ...], min_aff: int) -> None:
+        self.nodes, self.min_aff = nodes, min_aff
+
+
+def generate_cpu_hint_masks(topo: CPUTopology, available: CPUSet, reusable: Optional[CPUSet],
+                            request: int, align_by_socket: bool = False) -> List[Tuple[int, bool]]:
+    """:func:`generate_cpu_hints` as ``(node bitmap, preferred)`` pairs (for merge code that wants ints)."""
+    got = _masks(topo, available, reusable, request, align_by_socket)
+    if isinstance(got, _AllFit):
+        return list(_all_subsets(got.nodes, got.min_aff))
+    return got
+
+
+def _masks(topo: CPUTopology, available: CPUSet, reusable: Optional[CPUSet], request: int,
+           align_by_socket: bool):
     nodes = topo.numa_nodes()
     n = len(nodes)
     avail_bits = available.bits
@@ -80,8 +117,10 @@ def generate_cpu_hints(topo: CPUTopology, available: CPUSet, reusable: Optional[
             reuse_idx |= 1 << pos.get(info.node if info else 0, 0)
             reuse_count += 1
     need = request - reuse_count
+    if not align_by_socket and reuse_idx == 0 and (n == 0 or min(free) >= need):
+        # Every subset fits (the common small request): the answer depends on n and min_aff only.
+        return _AllFit(tuple(nodes), min_aff)
     sums = _subset_sums(free)
-    contiguous = nodes == list(range(n))
     socket_count = None
     min_sockets = 0
     if align_by_socket:
@@ -95,16 +134,32 @@ def generate_cpu_hints(topo: CPUTopology, available: CPUSet, reusable: Optional[
                     bits |= 1 << sid
                 sockets_of.append(bits)
             socket_count = _subset_ors(sockets_of)
-    hints: List[TopologyHint] = []
+    out: List[Tuple[int, bool]] = []
     for k in range(1, n + 1):
-        for m in _subsets(n, k):
-            if m & reuse_idx != reuse_idx or sums[m] < need:
-                continue
-            preferred = k == min_aff or (socket_count is not None
-                                         and socket_count[m].bit_count() == min_sockets)
-            mask = NUMAMask.from_bits(m) if contiguous else NUMAMask(nodes[p] for p in range(n) if m >> p & 1)
-            hints.append(TopologyHint(mask, preferred))
-    return hints
+        fits = [m for m in _subsets(n, k) if m & reuse_idx == reuse_idx and sums[m] >= need]
+        if socket_count is None or k == min_aff:
+            pref = k == min_aff
+            out.extend([(m, pref) for m in fits])
+        else:
+            out.extend([(m, socket_count[m].bit_count() == min_sockets) for m in fits])
+    if nodes != list(range(n)):  # sparse node ids: positions -> ids
+        out = [(sum(1 << nodes[p] for p in range(n) if m >> p & 1), pref) for m, pref in out]
+    return out
+
+
+def generate_cpu_hints(topo: CPUTopology, available: CPUSet, reusable: Optional[CPUSet],
+                       request: int, align_by_socket: bool = False) -> List[TopologyHint]:
+    """Every NUMA set whose reusable + available CPUs cover ``request``; minimal-size sets preferred.
+
+    "Minimal" is measured on the whole machine (the smallest set that could
+    hold the request when empty), not on what is free now.  With
+    ``align_by_socket`` a set spanning the minimal number of sockets is also
+    preferred.
+    """
+    got = _masks(topo, available, reusable, request, align_by_socket)
+    if isinstance(got, _AllFit):
+        return list(_all_hints(got.nodes, got.min_aff))
+    return [_hint(m, p) for m, p in got]
 
 
 def container_hints(policy, state, pod, container) -> Optional[Dict[str, list]]:

@@ -1,0 +1,78 @@
+"""CPU allocation and CPU hint cost on a synthetic 512-CPU, 16-NUMA-node machine.
+
+    python3 bench/bench_allocate.py
+
+2 sockets x 8 NUMA nodes x 16 cores x 2 threads.  Prints the median time
+of each operation and its ratio to the 5 ms target (allocation) in one run.
+"""
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from pynuma.cpuset import CPUSet  # noqa: E402
+from pynuma.policy.cpu_assign import take_by_topology  # noqa: E402
+from pynuma.policy.cpu_hints import generate_cpu_hints  # noqa: E402
+from pynuma.policy.cpu_topology import CPUTopology  # noqa: E402
+
+TARGET_MS = 5.0
+
+
+def synthetic(sockets=2, nodes_per_socket=8, cores_per_node=16, threads=2) -> CPUTopology:
+    cores = sockets * nodes_per_socket * cores_per_node
+    cpus = []
+    for t in range(threads):
+        for core in range(cores):
+            node = core // cores_per_node
+            cpus.append((t * cores + core, node // nodes_per_socket, node, core, node))
+    return CPUTopology.from_cpus(cpus)
+
+
+def timed(fn, repeat=30) -> float:
+    fn()
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(samples)
+
+
+def main() -> int:
+    topo = synthetic()
+    assert len(topo.cpus()) == 512 and len(topo.numa_nodes()) == 16
+    rng = random.Random(42)
+    every = topo.cpus()
+    fragmented = CPUSet(c for c in every if rng.random() < 0.6)
+    cases = [
+        ("packed, idle machine, 4 CPUs", every, 4, {}),
+        ("packed, idle machine, 100 CPUs", every, 100, {}),
+        ("packed, 60% free (fragmented), 7 CPUs", fragmented, 7, {}),
+        ("packed, 60% free (fragmented), 150 CPUs", fragmented, 150, {}),
+        ("spread (distribute-cpus-across-cores), 64 CPUs", fragmented, 64, {"distribute-cpus-across-cores": True}),
+        ("uncore (prefer-align-cpus-by-uncorecache), 24 CPUs", fragmented, 24,
+         {"prefer-align-cpus-by-uncorecache": True}),
+        ("distributed (across-numa), 96 CPUs", every, 96, {"distribute-cpus-across-numa": True}),
+        ("distributed (across-numa), 40 CPUs, fragmented", fragmented, 40, {"distribute-cpus-across-numa": True}),
+    ]
+    print(f"machine: {len(topo.cpus())} CPUs, {len(topo.numa_nodes())} NUMA nodes, {topo.num_sockets} sockets")
+    print(f"{'operation':<56} {'median ms':>10} {'x target':>9}")
+    worst = 0.0
+    for label, avail, n, opts in cases:
+        ms = timed(lambda: take_by_topology(topo, avail, n, opts))
+        worst = max(worst, ms)
+        print(f"{label:<56} {ms:>10.3f} {ms / TARGET_MS:>9.2f}")
+    for label, n in (("hints, 16 nodes, 8 CPUs (65535 subsets)", 8), ("hints, 16 nodes, 300 CPUs", 300)):
+        ms = timed(lambda: generate_cpu_hints(topo, fragmented, None, n), repeat=10)
+        print(f"{label:<56} {ms:>10.3f} {'':>9}")
+    print(f"worst allocation: {worst:.3f} ms (target <= {TARGET_MS} ms): {'OK' if worst <= TARGET_MS else 'MISSED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
