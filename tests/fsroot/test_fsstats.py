@@ -1,0 +1,32 @@
+"""pynuma.fsstats: statvfs figures for nodefs / imagefs under a root."""
+from __future__ import annotations
+
+import os
+
+from pynuma.fsroot import FsRoot
+from pynuma.fsstats import IMAGE_DIRS, fs_stats, node_fs_stats
+
+
+def test_figures_match_statvfs(tmp_path):
+    (tmp_path / "var/lib/kubelet").mkdir(parents=True)
+    st = fs_stats(FsRoot(str(tmp_path)), "/var/lib/kubelet")
+    ref = os.statvfs(tmp_path / "var/lib/kubelet")
+    assert st.measured_at == "/var/lib/kubelet"
+    assert st.capacity_bytes == ref.f_blocks * ref.f_frsize
+    assert st.inodes == ref.f_files
+    assert 0 <= st.available_bytes <= st.capacity_bytes
+    assert 0 <= st.inodes_free <= st.inodes
+
+
+def test_missing_dir_is_measured_at_nearest_parent(tmp_path):
+    (tmp_path / "var").mkdir()
+    st = fs_stats(FsRoot(str(tmp_path)), "/var/lib/kubelet")
+    assert (st.path, st.measured_at) == ("/var/lib/kubelet", "/var")
+
+
+def test_imagefs_default_picks_existing_runtime_dir(tmp_path):
+    (tmp_path / IMAGE_DIRS[1].lstrip("/")).mkdir(parents=True)
+    out = node_fs_stats(FsRoot(str(tmp_path)))
+    assert out["imagefs"].path == IMAGE_DIRS[1]
+    assert set(out) == {"nodefs", "imagefs"}
+    assert "containerfs" in node_fs_stats(FsRoot(str(tmp_path)), containerfs="/var/lib/other")
