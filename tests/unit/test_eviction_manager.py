@@ -124,3 +124,12 @@ def test_skip_marks_terminating_pods():
     cfg = EvictionConfig((thr("memory.available", "1Gi"),), local_storage_capacity_isolation=False)
     _, d = synchronize(cfg, EvictionState(), NodeStats(mem(1), STATS), PODS, 0.0, skip=lambda p: p.name == "big")
     assert [e.pod for e in d.evicted] == ["small"]
+
+
+def test_hard_wins_over_soft_of_the_same_signal():
+    cfg = EvictionConfig((thr("memory.available", "2Gi", 10), thr("memory.available", "1Gi")),
+                         max_pod_grace_period_s=30, local_storage_capacity_isolation=False)
+    s, d = synchronize(cfg, EvictionState(), NodeStats(mem(GI // 2), STATS), PODS, 0.0)
+    assert d.evicted[0].grace_period_override_s == 1  # soft not yet due
+    s, d = synchronize(cfg, s, NodeStats(mem(GI // 2), STATS), PODS, 20.0)
+    assert d.evicted[0].grace_period_override_s == 1 and "Threshold quantity: 1Gi" in d.evicted[0].message

@@ -256,10 +256,16 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
 
     if not actionable:
         return new_state, Decision(**base)
-    found = met.reclaimable_threshold(met.sort_by_eviction_priority(actionable))
+    ordered = met.sort_by_eviction_priority(actionable)
+    found = met.reclaimable_threshold(ordered)
     if found is None:
         return new_state, Decision(**base)
     threshold, resource = found
+    # Upstream iterates a Go map here, so hard vs soft of one signal is a coin toss; be conservative.
+    hard = next((t for t in ordered if t.signal == threshold.signal and t.is_hard), None)
+    if hard is not None:
+        threshold = hard
+    ordered = [threshold] + [t for t in ordered if t is not threshold]
     base.update(signal=threshold.signal, resource=resource)
 
     gc = node_reclaim_funcs(config.layout).get(threshold.signal, ())
@@ -275,7 +281,7 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
     for pod in ranked:
         if is_critical_pod(pod) or skip(pod):
             continue
-        msg, annotations = eviction_message(resource, pod, stats_of(pod), actionable, observations)
+        msg, annotations = eviction_message(resource, pod, stats_of(pod), ordered, observations)
         ev = Eviction(pod.name, pod.namespace, pod.uid, grace, msg,
                       evicted_status(msg, config.pod_disruption_conditions), annotations, threshold.signal)
         return new_state, Decision(evicted=(ev,), **base)
