@@ -43,6 +43,8 @@ def _build_parser():
                      help="number of reserved CPUs (picked as the kubelet picks them)")
     check.add_argument("--option", action="append", default=[], metavar="NAME[=VALUE]",
                        help="CPU Manager policy option (repeatable), e.g. strict-cpu-reservation")
+    check.add_argument("--reserved-memory", metavar="SPEC",
+                       help="memory_manager_state: the kubelet's --reserved-memory, e.g. '0:memory=1Gi;1:memory=1Gi'")
     check.add_argument("--fix", action="store_true", help="write a corrected file (atomically)")
     check.add_argument("--dry-run", action="store_true", help="with --fix: print the change, write nothing")
     add_json(check)
@@ -216,6 +218,17 @@ def _cpu_check(args, text, doc) -> int:
 # kind -> (show, check); each is ``fn(args, text, parsed_json_or_None) -> exit status``.
 # memory_manager_state: helper E registers its handlers here.
 HANDLERS = {"cpu": (_cpu_show, _cpu_check)}
+
+
+def _memory(action):
+    def run(args, text, doc):
+        from . import _state_memory
+
+        return getattr(_state_memory, action)(args, text, doc)
+    return run
+
+
+HANDLERS["memory"] = (_memory("show"), _memory("check"))
 
 
 def main(argv) -> int:

@@ -35,6 +35,43 @@ def machine_from_topology(topology) -> List[NodeInfo]:
     return out
 
 
+def machine_from_topology_json(data: Mapping) -> List[NodeInfo]:
+    """Per-NUMA memory of a saved ``pynuma topology --json`` document (``numa_nodes`` with ``memory_bytes``)."""
+    from ..errors import InputError
+
+    nodes = data.get("numa_nodes") if isinstance(data, Mapping) else None
+    if not isinstance(nodes, list):
+        raise InputError("topology JSON has no numa_nodes list")
+    out = []
+    for i, n in enumerate(nodes):
+        try:
+            pools = tuple(sorted((int(kb), int(p.get("total") or 0)) for kb, p in (n.get("hugepages") or {}).items()))
+            out.append(NodeInfo(int(n["id"]), int(n.get("memory_bytes") or 0), pools))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise InputError(f"topology JSON numa_nodes[{i}]: expected id, memory_bytes and hugepages") from None
+    return out
+
+
+def machine_for(topology_file: Optional[str] = None, root: str = "/") -> List[NodeInfo]:
+    """NUMA memory from a saved topology JSON, or from discovery under ``root``."""
+    if topology_file:
+        import json
+
+        from ..errors import InputError
+
+        try:
+            with open(topology_file, encoding="utf-8") as f:
+                data = json.load(f)
+        except OSError as err:
+            raise InputError(f"{topology_file}: {err.strerror}") from None
+        except ValueError as err:
+            raise InputError(f"{topology_file}: not JSON ({err})") from None
+        return machine_from_topology_json(data)
+    from ..discover import discover
+
+    return machine_from_topology(discover(root))
+
+
 def _to_topology_hints(hints: Optional[Dict[str, List[Hint]]]) -> ProviderHints:
     if hints is None:
         return None

@@ -68,20 +68,15 @@ class StaticPolicy:
             ms[node.id] = NUMANodeState(0, tables, [node.id])
         return ms
 
-    def start(self, state: MemoryState) -> MemoryState:
-        """Validate a restored state against the machine (or initialise an empty one).
+    def replay(self, assignments) -> NUMANodeMap:
+        """The machine state ``assignments`` imply: the default state with every block charged again.
 
-        ``CheckpointError`` when the state no longer matches: drain the node and
-        remove the state file, as the kubelet says.
+        ``CheckpointError`` when a block names a NUMA node or resource the machine lacks.
         """
-        if not state.machine_state:
-            if state.assignments:
-                raise CheckpointError("[memorymanager] machine state can not be empty when it has memory assignments")
-            return MemoryState(self.default_machine_state(), dict(state.assignments or {}))
         expected = self.default_machine_state()
-        for uid, conts in (state.assignments or {}).items():
+        for uid, conts in (assignments or {}).items():
             for cname, blocks in conts.items():
-                for b in blocks:
+                for b in blocks or ():
                     remaining = b.size
                     for nid in b.numa_affinity or ():
                         node = expected.get(nid)
@@ -95,6 +90,19 @@ class StaticPolicy:
                             raise CheckpointError(f"[memorymanager] (pod: {uid}, container: {cname}) the memory "
                                                   "assignment uses memory resource that does not exist")
                         remaining = _charge(table, remaining)
+        return expected
+
+    def start(self, state: MemoryState) -> MemoryState:
+        """Validate a restored state against the machine (or initialise an empty one).
+
+        ``CheckpointError`` when the state no longer matches: drain the node and
+        remove the state file, as the kubelet says.
+        """
+        if not state.machine_state:
+            if state.assignments:
+                raise CheckpointError("[memorymanager] machine state can not be empty when it has memory assignments")
+            return MemoryState(self.default_machine_state(), dict(state.assignments or {}))
+        expected = self.replay(state.assignments)
         diffs = machine_state_differences(state.machine_state, expected)
         if diffs:
             err = CheckpointError("[memorymanager] the expected machine state is different from the real one")

@@ -207,8 +207,8 @@ def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = Tru
     if verify and stored != 0 and stored != compute_checksum(cp):
         raise CheckpointError(CORRUPT)
     if policy is not None and cp.policy_name != policy:
-        raise CheckpointError(f"[memorymanager] configured policy {policy!r} differs from state checkpoint "
-                              f"policy {cp.policy_name!r}")
+        raise CheckpointError(f"[memorymanager] configured policy {json.dumps(policy)} differs from state "
+                              f"checkpoint policy {json.dumps(cp.policy_name)}")
     return cp
 
 
