@@ -50,6 +50,10 @@ _LAZY = {
     "read_host": "pynuma.eviction_host",
     "load_kubelet_config": "pynuma.kubelet_config",
     "node_status_allocatable": "pynuma.policy.allocatable",
+    "read_hugepages": "pynuma.hugepages.pools",
+    "hugepage_capacity": "pynuma.hugepages.pools",
+    "set_hugepage_pool": "pynuma.hugepages.allocate",
+    "MemoryManager": "pynuma.policy.memory_manager",
 }
 
 

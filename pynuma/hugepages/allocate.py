@@ -95,3 +95,6 @@ def set_pool(fs, size_kb: int, count: int, node: Optional[int] = None, dry_run: 
     except ValueError:
         raise ParseError(fs.host_path(path), f"expected a page count after writing, got {text!r}") from None
     return SetResult(size_kb, node, path, count, pool.total, pool.in_use, after, False)
+
+
+set_hugepage_pool = set_pool  # public name (``pynuma.set_hugepage_pool``)
