@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
+from . import _devices
+
 
 def _size(n) -> str:
     if n is None:
@@ -50,6 +52,7 @@ def render_tree(topo) -> str:
         for cpu in pkg.cpus:
             package_of.setdefault(cpu, idx)
 
+    shown: set = set()  # nodes whose devices are already listed (a node may span packages)
     groups: Dict[object, list] = {}
     for cpu in topo.cpus:
         groups.setdefault(package_of.get(cpu.id), []).append(cpu)
@@ -60,10 +63,14 @@ def render_tree(topo) -> str:
         else:
             pkg = topo.packages[pidx]
             lines.append(f"  Package P#{pkg.id} (CPUs {pkg.cpus})")
-        _render_nodes(lines, cpus, nodes, l3_of, "    ")
+        _render_nodes(lines, cpus, nodes, l3_of, "    ", topo.devices, shown)
     for node in topo.numa_nodes:
         if not node.cpus:
             lines.append("  " + _node_line(node))
+            if topo.devices:
+                lines += _devices.tree_lines(topo.devices, node.id, "    ")
+    if topo.devices:
+        lines += _devices.unplaced_lines(topo.devices, set(nodes), "  ")
     if topo.offline_cpus:
         lines.append(f"  Offline CPUs: {topo.offline_cpus}")
     if topo.isolated_cpus:
@@ -76,7 +83,7 @@ def render_tree(topo) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _render_nodes(lines, cpus, nodes, l3_of, pad) -> None:
+def _render_nodes(lines, cpus, nodes, l3_of, pad, devices=(), shown=None) -> None:
     by_node: Dict[object, list] = {}
     for cpu in cpus:
         by_node.setdefault(cpu.node, []).append(cpu)
@@ -103,3 +110,6 @@ def _render_nodes(lines, cpus, nodes, l3_of, pad) -> None:
                 raw = members[0].core_id
                 label = f"Core #{core}" + ("" if raw is None else f" (core_id {raw})")
                 lines.append(f"{inner}{label}: " + " ".join(f"CPU {c.id}" for c in members))
+        if devices and nid is not None and shown is not None and nid not in shown:
+            shown.add(nid)
+            lines += _devices.tree_lines(devices, nid, pad + "  ")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sys
 
-USAGE = ("usage: pynuma topology [--json | --distances] [--root DIR | --topology FILE] [--save FILE]")
+USAGE = ("usage: pynuma topology [--json | --distances | --devices] [--root DIR | --topology FILE] [--save FILE]")
 HELP = USAGE + """
 
 Show this machine's (or a dump's) CPUs, caches, NUMA nodes, memory, hugepages and distances.
@@ -23,13 +23,14 @@ Show this machine's (or a dump's) CPUs, caches, NUMA nodes, memory, hugepages an
 options:
   --json           print one JSON object (the format --save writes and --topology reads)
   --distances      print the NUMA distance matrix as a table
+  --devices        list PCI devices and network interfaces as tables (with --json: just those)
   --root DIR       directory playing the part of / (a saved /sys + /proc dump); default: the live host
   --topology FILE  load a topology saved with --save instead of discovering one
   --save FILE      write the topology as JSON to FILE (atomically); prints nothing else unless asked
   -h, --help       show this help
 """
 
-_FLAGS = ("--json", "--distances")
+_FLAGS = ("--json", "--distances", "--devices")
 _VALUES = ("--root", "--topology", "--save")
 
 
@@ -38,7 +39,7 @@ class _Usage(Exception):
 
 
 def _parse_args(argv):
-    opts = {"json": False, "distances": False, "root": None, "topology": None, "save": None, "help": False}
+    opts = {"json": False, "distances": False, "devices": False, "root": None, "topology": None, "save": None, "help": False}
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -60,6 +61,8 @@ def _parse_args(argv):
             raise _Usage(f"unrecognized argument {arg!r}")
     if opts["json"] and opts["distances"]:
         raise _Usage("--json and --distances cannot be combined")
+    if opts["devices"] and opts["distances"]:
+        raise _Usage("--devices and --distances cannot be combined")
     if opts["root"] is not None and opts["topology"] is not None:
         raise _Usage("--root and --topology cannot be combined")
     return opts
@@ -75,6 +78,8 @@ def main(argv) -> int:
         sys.stdout.write(HELP)
         return 0
     topo = _load(opts["topology"]) if opts["topology"] else _discover(opts["root"] or "/")
+    if opts["devices"]:
+        return _show_devices(topo, opts)
     data = None
     if opts["save"]:
         from ..atomic import write_atomic
@@ -96,6 +101,24 @@ def main(argv) -> int:
         from ._topology_tree import render_tree
 
         sys.stdout.write(render_tree(topo))
+    return 0
+
+
+def _show_devices(topo, opts) -> int:
+    """``--devices``: tables (or JSON) of PCI devices and links; netlink for the live host's links."""
+    from . import _devices
+
+    if opts["topology"] is None and (opts["root"] or "/") == "/":
+        topo = _devices.with_netlink(topo)
+    if opts["save"]:
+        from ..atomic import write_atomic
+
+        write_atomic(opts["save"], dumps(topo.to_dict(), indent=2) + "\n")
+    if opts["json"]:
+        sys.stdout.write(dumps({"devices": [d.to_dict() for d in topo.devices],
+                                "net_interfaces": [n.to_dict() for n in topo.net_interfaces]}, indent=2) + "\n")
+    else:
+        sys.stdout.write(_devices.render_devices(topo))
     return 0
 
 

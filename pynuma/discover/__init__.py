@@ -91,9 +91,14 @@ def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
 def _extras(fs: FsRoot, warnings: List[str]) -> Tuple[tuple, tuple]:
     """Hook for PCI devices and network interfaces (``pynuma.discover.devices`` / ``.net``).
 
-    Returns ``(devices, net_interfaces)``; empty until those discoveries are wired in here.
+    Returns ``(devices, net_interfaces)``, both read from sysfs (cheap; netlink
+    via pyroute2 is ``pynuma.discover.net.discover_net_netlink``, on request).
     """
-    return (), ()
+    from . import devices as _devices, net as _net
+
+    devices = _devices.discover_devices(fs, warnings)
+    net_interfaces = _net.discover_net(fs, devices, warnings)
+    return _devices.attach_net(devices, net_interfaces), net_interfaces
 
 
 def _arch(fs: FsRoot) -> str:

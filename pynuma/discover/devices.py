@@ -21,9 +21,11 @@ from ..model_devices import NetInterface, PciDevice
 
 BASE = "/sys/bus/pci/devices"
 ADDRESS = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
-# Per device, read in one batch, in this order.
-FILES = ("class", "vendor", "device", "numa_node", "local_cpulist", "local_cpus", "uevent",
-         "sriov_totalvfs", "sriov_numvfs", "physfn/uevent")
+# Per device, read in one batch, in this order.  ``uevent`` carries the class,
+# the vendor:device ids and the driver, which saves three reads per device;
+# the separate files are read only when it lacks them (old dumps).
+FILES = ("uevent", "numa_node", "local_cpulist", "sriov_totalvfs")
+ID_FILES = ("class", "vendor", "device")
 
 # PCI base classes (PCI Code and ID Assignment Specification, "Base Class").
 BASE_CLASSES = {
@@ -114,6 +116,16 @@ def _parse_or_warn(text: Optional[str], parser, path: str, warnings: List[str], 
         return default
 
 
+def _second_pass(fs: FsRoot, wanted: Dict[str, List[str]]) -> Dict[str, Dict[str, Optional[str]]]:
+    """Read ``{address: [file, ...]}`` in one batch: ``{address: {file: text}}``."""
+    paths = [(a, f) for a, files in wanted.items() for f in files]
+    texts = fs.read_many(f"{BASE}/{a}/{f}" for a, f in paths) if paths else []
+    out: Dict[str, Dict[str, Optional[str]]] = {}
+    for (a, f), text in zip(paths, texts):
+        out.setdefault(a, {})[f] = text
+    return out
+
+
 def discover_devices(fs: FsRoot, warnings: Optional[List[str]] = None) -> Tuple[PciDevice, ...]:
     """Every PCI function under the root, in address order (tolerant; warnings appended)."""
     if warnings is None:
@@ -126,46 +138,82 @@ def discover_devices(fs: FsRoot, warnings: Optional[List[str]] = None) -> Tuple[
             warnings.append(f"{fs.host_path(BASE)}/{name}: not a PCI address; skipped")
     if not addresses:
         return ()
-    texts = fs.read_many(f"{BASE}/{a}/{f}" for a in addresses for f in FILES)
-    found = []
     n = len(FILES)
-    for i, addr in enumerate(addresses):
-        dev = _device(fs, addr, dict(zip(FILES, texts[i * n:(i + 1) * n])), warnings)
-        if dev is not None:
-            found.append(dev)
-    return link_virtfns(found)
+    texts = fs.read_many(f"{BASE}/{a}/{f}" for a in addresses for f in FILES)
+    first = {a: dict(zip(FILES, texts[i * n:(i + 1) * n])) for i, a in enumerate(addresses)}
+    # Second pass, only where needed: ids missing from uevent, the old cpumask
+    # form of local CPUs, and the VF count of SR-IOV physical functions.
+    more: Dict[str, List[str]] = {}
+    for a, t in first.items():
+        ev = parse_uevent(t["uevent"] or "")
+        t["_uevent"] = ev
+        files = []
+        if "PCI_CLASS" not in ev or "PCI_ID" not in ev:
+            files += ID_FILES
+        if t["local_cpulist"] is None:
+            files.append("local_cpus")
+        if t["sriov_totalvfs"] is not None:
+            files.append("sriov_numvfs")
+        if files:
+            more[a] = files
+    for a, extra in _second_pass(fs, more).items():
+        first[a].update(extra)
+    found = [d for d in (_device(fs, a, first[a], warnings) for a in addresses) if d is not None]
+    return _link_sriov(fs, found, warnings)
 
 
-def _device(fs: FsRoot, addr: str, t: Dict[str, Optional[str]], warnings: List[str]) -> Optional[PciDevice]:
-    where = f"{fs.host_path(BASE)}/{addr}"
-    if t["class"] is None:
-        warnings.append(f"{where}/class: missing or unreadable; device skipped")
-        return None
+def _ids_from_uevent(ev: Dict[str, str]) -> Tuple[Optional[int], Optional[int], Optional[int]]:
     try:
-        class_code = parse_hex(t["class"])
-    except ValueError as err:
-        warnings.append(f"{where}/class: {err}; device skipped")
-        return None
+        vendor, _, device = ev["PCI_ID"].partition(":")
+        return int(ev["PCI_CLASS"], 16), int(vendor, 16), int(device, 16)
+    except (KeyError, ValueError):
+        return None, None, None
+
+
+def _device(fs: FsRoot, addr: str, t: Dict, warnings: List[str]) -> Optional[PciDevice]:
+    where = f"{fs.host_path(BASE)}/{addr}"
+    ev = t["_uevent"]
+    class_code, vendor, device = _ids_from_uevent(ev)
+    if class_code is None:
+        if t.get("class") is None:
+            warnings.append(f"{where}/class: missing or unreadable; device skipped")
+            return None
+        try:
+            class_code = parse_hex(t["class"])
+        except ValueError as err:
+            warnings.append(f"{where}/class: {err}; device skipped")
+            return None
+        vendor = _parse_or_warn(t.get("vendor"), parse_hex, f"{where}/vendor", warnings)
+        device = _parse_or_warn(t.get("device"), parse_hex, f"{where}/device", warnings)
     kind, class_name = classify(class_code)
     node = _parse_or_warn(t["numa_node"], parse_numa_node, f"{where}/numa_node", warnings)
-    cpus = _parse_or_warn(t["local_cpulist"], CPUSet.parse, f"{where}/local_cpulist", warnings)
-    if cpus is None and t["local_cpulist"] is None:
-        cpus = _parse_or_warn(t["local_cpus"], CPUSet.parse_mask, f"{where}/local_cpus", warnings)
-    uevent = parse_uevent(t["uevent"] or "")
-    physfn = None
-    if t["physfn/uevent"] is not None:
-        physfn = parse_uevent(t["physfn/uevent"]).get("PCI_SLOT_NAME")
-        if physfn is None:
-            warnings.append(f"{where}/physfn/uevent: no PCI_SLOT_NAME; PF link dropped")
+    if t["local_cpulist"] is not None:
+        cpus = _parse_or_warn(t["local_cpulist"], CPUSet.parse, f"{where}/local_cpulist", warnings)
+    else:
+        cpus = _parse_or_warn(t.get("local_cpus"), CPUSet.parse_mask, f"{where}/local_cpus", warnings)
     return PciDevice(
-        addr, class_code,
-        _parse_or_warn(t["vendor"], parse_hex, f"{where}/vendor", warnings),
-        _parse_or_warn(t["device"], parse_hex, f"{where}/device", warnings),
-        kind, class_name, node, cpus, uevent.get("DRIVER"),
+        addr, class_code, vendor, device, kind, class_name, node, cpus, ev.get("DRIVER"),
         _parse_or_warn(t["sriov_totalvfs"], parse_count, f"{where}/sriov_totalvfs", warnings),
-        _parse_or_warn(t["sriov_numvfs"], parse_count, f"{where}/sriov_numvfs", warnings),
-        physfn,
+        _parse_or_warn(t.get("sriov_numvfs"), parse_count, f"{where}/sriov_numvfs", warnings),
     )
+
+
+def _link_sriov(fs: FsRoot, devices: List[PciDevice], warnings: List[str]) -> Tuple[PciDevice, ...]:
+    """Link each enabled VF to its PF through the PF's ``virtfnN`` links (read only for PFs with VFs)."""
+    wanted = {d.address: [f"virtfn{i}/uevent" for i in range(d.sriov_numvfs)]
+              for d in devices if d.sriov_numvfs}
+    if not wanted:
+        return tuple(devices)
+    parent: Dict[str, str] = {}
+    for pf, texts in _second_pass(fs, wanted).items():
+        for name, text in sorted(texts.items()):
+            vf = parse_uevent(text).get("PCI_SLOT_NAME") if text is not None else None
+            if vf is None:
+                warnings.append(f"{fs.host_path(BASE)}/{pf}/{name}: no PCI_SLOT_NAME; VF link dropped")
+            else:
+                parent[vf] = pf
+    linked = [d.replace(physfn=parent[d.address]) if d.address in parent else d for d in devices]
+    return link_virtfns(linked)
 
 
 def link_virtfns(devices: Iterable[PciDevice]) -> Tuple[PciDevice, ...]:
