@@ -77,24 +77,41 @@ def _config(args):
                           kc.feature_gates.get("KubeletSeparateDiskGC", True))
 
 
+def _raw_items(path):
+    """The pod documents of a file in load order (JSON, or YAML documents, ``kind: List`` flattened)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        docs = [json.loads(text)]
+    except ValueError:
+        import yaml
+
+        docs = [d for d in yaml.safe_load_all(text) if d is not None]
+    items = []
+    for d in docs:
+        if isinstance(d, dict) and d.get("kind") == "List":
+            d = d.get("items") or []
+        items.extend(d if isinstance(d, list) else [d])
+    return items
+
+
 def _load_pod_file(path):
-    """Pods and their compact ``usage`` maps (by uid) from a file."""
-    from ..pod import Pod, load_pods
+    """Pods, their compact ``usage`` stats and terminationGracePeriodSeconds (both by uid)."""
+    from ..pod import load_pods
     from ..policy.eviction.ranking import PodStats
 
-    pods = load_pods(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            raw = json.load(f)
-    except (OSError, ValueError):
-        raw = None
-    items = raw.get("items") if isinstance(raw, dict) and raw.get("kind") == "List" else raw
-    items = items if isinstance(items, list) else [items] if isinstance(items, dict) else []
-    stats = {}
-    for pod, item in zip(pods, items):
-        if isinstance(item, dict) and isinstance(item.get("usage"), dict):
+    pods = load_pods(path)  # validates and names the file on errors
+    stats, grace = {}, {}
+    for pod, item in zip(pods, _raw_items(path)):
+        if not isinstance(item, dict):
+            continue
+        if isinstance(item.get("usage"), dict):
             stats[pod.uid] = PodStats.from_usage(pod, item["usage"])
-    return pods, stats
+        spec = item.get("spec") if isinstance(item.get("spec"), dict) else item
+        tg = spec.get("terminationGracePeriodSeconds")
+        if isinstance(tg, int) and not isinstance(tg, bool):
+            grace[pod.uid] = tg
+    return pods, stats, grace
 
 
 def _cgroup_pods(reading, pods):
@@ -117,7 +134,7 @@ def _gather(args, fs, config):
     from ..policy.eviction.manager import FsLayout, NodeStats
     from ..policy.eviction.observations import make_signal_observations, pod_stats_from_summary
 
-    pods, stats = _load_pod_file(args.pods) if args.pods else ([], {})
+    pods, stats, grace = _load_pod_file(args.pods) if args.pods else ([], {}, {})
     reading = None
     if args.stats:
         try:
@@ -142,7 +159,7 @@ def _gather(args, fs, config):
         if args.from_cgroups:
             pods, cg_stats = _cgroup_pods(reading, pods)
             stats = {**stats, **cg_stats}
-    return NodeStats(observations, stats), pods, layout, reading
+    return NodeStats(observations, stats), pods, layout, reading, grace
 
 
 def _human(n, signal):
@@ -259,9 +276,9 @@ def main(argv) -> int:
     passes = 0
     try:
         while True:
-            stats, pods, layout, reading = _gather(args, fs, config)
+            stats, pods, layout, reading, grace = _gather(args, fs, config)
             cfg = replace(config, layout=layout)
-            state, decision = synchronize(cfg, state, stats, pods, time.time())
+            state, decision = synchronize(cfg, state, stats, pods, time.time(), termination_grace_s=grace)
             out = _report(cfg, state, decision, pods, stats, reading, args.explain)
             if args.json:
                 _common.print_json(out)

@@ -68,6 +68,16 @@ def setup(v):
     return config, pods, pod_stats
 
 
+def termination_grace(v):
+    """uid -> terminationGracePeriodSeconds of the vector's pods that set it."""
+    out = {}
+    for raw in v["pods"]:
+        tg = raw.get("terminationGracePeriodSeconds", raw.get("termination_grace_period_s"))
+        if tg is not None:
+            out[Pod.from_dict(raw).uid] = tg
+    return out
+
+
 def node_stats(node, pod_stats, extra=None):
     ps = dict(pod_stats)
     for name, usage in (extra or {}).items():
@@ -93,7 +103,8 @@ def test_synchronize_steps(v):
             return node_stats(after, pod_stats) if after is not None else None
         stats = node_stats(step["node"], pod_stats, step.get("extra_pod_stats"))
         skip = (lambda p: p.uid in evicted_so_far) if never_completes else (lambda p: False)
-        state, d = synchronize(config, state, stats, pods, now, reclaim=reclaim, skip=skip)
+        state, d = synchronize(config, state, stats, pods, now, reclaim=reclaim, skip=skip,
+                               termination_grace_s=termination_grace(v))
         exp = step["expect"]
         where = f"step {i}"
         assert sorted(d.conditions) == sorted(exp["pressure"]), where

@@ -133,3 +133,15 @@ def test_hard_wins_over_soft_of_the_same_signal():
     assert d.evicted[0].grace_period_override_s == 1  # soft not yet due
     s, d = synchronize(cfg, s, NodeStats(mem(GI // 2), STATS), PODS, 20.0)
     assert d.evicted[0].grace_period_override_s == 1 and "Threshold quantity: 1Gi" in d.evicted[0].message
+
+
+def test_soft_grace_respects_the_pods_termination_grace():
+    cfg = EvictionConfig((thr("memory.available", "2Gi", 0.5),), max_pod_grace_period_s=30,
+                         local_storage_capacity_isolation=False)
+    s, _ = synchronize(cfg, EvictionState(), NodeStats(mem(GI), STATS), PODS, 0.0)
+    _, d = synchronize(cfg, s, NodeStats(mem(GI), STATS), PODS, 1.0, termination_grace_s={PODS[1].uid: 10})
+    assert d.evicted[0].pod == "big" and d.evicted[0].grace_period_override_s == 10
+    from dataclasses import replace
+    _, d = synchronize(replace(cfg, allow_overwrite_termination_grace=True), s, NodeStats(mem(GI), STATS), PODS, 1.0,
+                       termination_grace_s={PODS[1].uid: 10})
+    assert d.evicted[0].grace_period_override_s == 30

@@ -60,6 +60,7 @@ class EvictionConfig:
     separate_disk_gc: bool = True           # feature gate KubeletSeparateDiskGC (beta, on)
     pod_disruption_conditions: bool = True  # feature gate PodDisruptionConditions (GA)
     hard_grace_period_s: int = IMMEDIATE_GRACE_PERIOD_S
+    allow_overwrite_termination_grace: bool = False  # feature gate AllowOverwriteTerminationGracePeriodSeconds
 
 
 @dataclass(frozen=True)
@@ -212,11 +213,14 @@ def _first_pass(config: EvictionConfig, state: EvictionState) -> EvictionState:
 
 def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, pods: Sequence[Pod], now: float,
                 reclaim: Optional[Callable[[Tuple[str, ...]], Optional[NodeStats]]] = None,
-                skip: Callable[[Pod], bool] = lambda pod: False) -> Tuple[EvictionState, Decision]:
+                skip: Callable[[Pod], bool] = lambda pod: False,
+                termination_grace_s: Optional[Mapping[str, int]] = None) -> Tuple[EvictionState, Decision]:
     """One synchronize pass; returns the new state and the decision.
 
     ``skip(pod)`` marks pods that cannot be evicted now (e.g. still
     terminating from an earlier eviction); critical pods are always skipped.
+    ``termination_grace_s`` maps pod uid to ``terminationGracePeriodSeconds``:
+    a soft eviction then gives min(max-pod-grace-period, that) (kubelet >= 1.32).
     Raises :class:`~pynuma.errors.InputError` for a split filesystem while
     KubeletSeparateDiskGC is off, as the kubelet refuses to run then.
     """
@@ -282,7 +286,11 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
         if is_critical_pod(pod) or skip(pod):
             continue
         msg, annotations = eviction_message(resource, pod, stats_of(pod), ordered, observations)
-        ev = Eviction(pod.name, pod.namespace, pod.uid, grace, msg,
+        tgps = (termination_grace_s or {}).get(pod.uid)
+        pod_grace = grace
+        if not threshold.is_hard and tgps is not None and not config.allow_overwrite_termination_grace:
+            pod_grace = min(grace, int(tgps))
+        ev = Eviction(pod.name, pod.namespace, pod.uid, pod_grace, msg,
                       evicted_status(msg, config.pod_disruption_conditions), annotations, threshold.signal)
         return new_state, Decision(evicted=(ev,), **base)
     return new_state, Decision(**base)
