@@ -6,11 +6,10 @@ import pytest
 from pynuma.errors import InputError
 from pynuma.pod import Pod
 from pynuma.policy.eviction.manager import (
-    EvictionConfig, EvictionState, FsLayout, NodeStats, admit, is_critical_pod, local_storage_violation,
-    node_reclaim_funcs, synchronize,
+    EvictionConfig, EvictionState, FsLayout, NodeStats, node_reclaim_funcs, synchronize,
 )
 from pynuma.policy.eviction.observations import Observation
-from pynuma.policy.eviction.ranking import ContainerStats, FsUsage, PodStats
+from pynuma.policy.eviction.ranking import PodStats
 from pynuma.policy.eviction.thresholds import Threshold, ThresholdValue
 from pynuma.quantity import Quantity
 
@@ -89,35 +88,6 @@ def test_nothing_configured_is_a_no_op():
     cfg = EvictionConfig((), local_storage_capacity_isolation=False)
     s, d = synchronize(cfg, EvictionState(), NodeStats(mem(1)), PODS, 0.0)
     assert s == EvictionState() and d.evicted == ()
-
-
-def test_local_storage_checks_in_order():
-    p = Pod.from_dict({"name": "p", "containers": [{"name": "c", "limits": {"ephemeral-storage": "1Gi"}}],
-                       "volumes": [{"name": "v", "emptyDir": {"sizeLimit": "1Mi"}}]})
-    s = PodStats(containers=(ContainerStats("c", FsUsage(600 * MI, 0), FsUsage(600 * MI, 0)),),
-                 volumes={"v": FsUsage(2 * MI, 0)}, ephemeral_storage=FsUsage(100, 0))
-    assert local_storage_violation(p, s, False) == 'Usage of EmptyDir volume "v" exceeds the limit "1Mi". '
-    s2 = PodStats(containers=s.containers, volumes={"v": FsUsage(MI, 0)}, ephemeral_storage=FsUsage(2 * GI, 0))
-    assert local_storage_violation(p, s2, False) == \
-        "Pod ephemeral local storage usage exceeds the total limit of containers 1Gi. "
-    s3 = PodStats(containers=s.containers, volumes={}, ephemeral_storage=FsUsage(0, 0))
-    assert local_storage_violation(p, s3, False) == 'Container c exceeded its local ephemeral storage limit "1Gi". '
-    assert local_storage_violation(p, s3, True) is None  # rootfs is on the image fs then
-
-
-def test_critical_pods_and_admission():
-    static = Pod.from_dict({"metadata": {"name": "s", "annotations": {"kubernetes.io/config.source": "file"}},
-                            "spec": {"containers": [{"name": "c"}]}})
-    assert is_critical_pod(static) and is_critical_pod(PODS[2]) and not is_critical_pod(PODS[0])
-    assert is_critical_pod(Pod.from_dict({"name": "sys", "priority": 2000000000, "containers": []}))
-    be = PODS[0]
-    assert admit(be, ["MemoryPressure"]).admit is False
-    tol = [{"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"}]
-    assert admit(be, ["MemoryPressure"], tol).admit is True
-    assert admit(be, ["MemoryPressure", "DiskPressure"], tol).admit is False
-    assert admit(static, ["DiskPressure"]).admit is True
-    res = admit(be, ["PIDPressure"])
-    assert res.reason == "Evicted" and res.message == "The node had condition: [PIDPressure]. "
 
 
 def test_skip_marks_terminating_pods():

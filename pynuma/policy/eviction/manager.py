@@ -14,28 +14,24 @@ status the kubelet writes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 from ...errors import InputError
 from ...pod import Pod
-from ...quantity import Quantity
 from . import conditions as cond
 from . import met
-from .messages import (
-    container_ephemeral_message, empty_dir_message, eviction_message, evicted_status, node_condition_message,
-    pod_ephemeral_message, REASON,
-)
+from .admission import AdmitResult, admit, is_critical_pod  # noqa: F401 - re-exported
+from .local_storage import local_storage_violation
+from .messages import eviction_message, evicted_status
 from .observations import Observation
-from .ranking import FsUsage, PodStats, pod_priority, signal_rank_funcs, stats_lookup
+from .ranking import PodStats, signal_rank_funcs, stats_lookup
 from .signals import (
-    CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, EPHEMERAL_STORAGE, IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE,
-    MEMORY_PRESSURE, NODEFS_AVAILABLE, NODEFS_INODES_FREE,
+    CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE, NODEFS_AVAILABLE,
+    NODEFS_INODES_FREE,
 )
 from .thresholds import Threshold, update_containerfs_thresholds
 
 IMMEDIATE_GRACE_PERIOD_S = 1  # hard thresholds and local-storage limits (0 before v1.21-ish)
-SYSTEM_CRITICAL_PRIORITY = 2000000000
 GC_CONTAINERS, GC_IMAGES = "containers", "images"
 SPLIT_FS_WITHOUT_GATE = "KubeletSeparateDiskGC is turned off but we still have a split filesystem"
 
@@ -119,17 +115,6 @@ class Decision:
     evicted: Tuple[Eviction, ...] = ()
 
 
-def is_critical_pod(pod: Pod) -> bool:
-    """Static, mirror, or system-critical priority pods are never evicted."""
-    ann = pod.annotations or {}
-    source = ann.get("kubernetes.io/config.source")
-    if source is not None and source != "api":
-        return True
-    if "kubernetes.io/config.mirror" in ann:
-        return True
-    return pod.priority is not None and pod.priority >= SYSTEM_CRITICAL_PRIORITY
-
-
 def node_reclaim_funcs(layout: FsLayout) -> Dict[str, Tuple[str, ...]]:
     """Node-level GC the kubelet runs before evicting, per disk signal (``buildSignalToNodeReclaimFuncs``)."""
     both = (GC_CONTAINERS, GC_IMAGES)
@@ -141,64 +126,6 @@ def node_reclaim_funcs(layout: FsLayout) -> Dict[str, Tuple[str, ...]]:
         node = image = container = both
     return {NODEFS_AVAILABLE: node, NODEFS_INODES_FREE: node, IMAGEFS_AVAILABLE: image,
             IMAGEFS_INODES_FREE: image, CONTAINERFS_AVAILABLE: container, CONTAINERFS_INODES_FREE: container}
-
-
-def _pod_limit(pod: Pod, resource: str) -> Optional[Fraction]:
-    # Like pod requests: app containers + sidecars, raised to the init-container peak; None if unset everywhere.
-    found = False
-    total = sidecars = peak = Fraction(0)
-    for c in pod.containers:
-        if resource in c.limits:
-            found = True
-            total += c.limits[resource].amount
-    for c in pod.init_containers:
-        r = c.limits[resource].amount if resource in c.limits else Fraction(0)
-        found = found or resource in c.limits
-        if c.is_sidecar:
-            total += r
-            sidecars += r
-            r = sidecars
-        else:
-            r += sidecars
-        peak = max(peak, r)
-    return max(total, peak) if found else None
-
-
-def local_storage_violation(pod: Pod, stats: PodStats, dedicated_image_fs: bool) -> Optional[str]:
-    """The message of the first local-storage limit the pod exceeds, or ``None``."""
-    for v in pod.volumes:
-        ed = v.get("emptyDir") if isinstance(v, Mapping) else None
-        if not isinstance(ed, Mapping) or ed.get("sizeLimit") in (None, ""):
-            continue
-        size = Quantity.parse(ed["sizeLimit"])
-        used = stats.volumes.get(str(v.get("name")))
-        if used is not None and used.used_bytes is not None and size.amount > 0 and used.used_bytes > size.amount:
-            return empty_dir_message(str(v.get("name")), size)
-    limit = _pod_limit(pod, EPHEMERAL_STORAGE)
-    if limit is not None:
-        eph = stats.ephemeral_storage
-        usage = eph.used_bytes if eph is not None and eph.used_bytes is not None else 0
-        if usage > limit:
-            return pod_ephemeral_message(_limit_q(pod, limit))
-    limits = {c.name: c.limits[EPHEMERAL_STORAGE] for c in pod.containers
-              if EPHEMERAL_STORAGE in c.limits and c.limits[EPHEMERAL_STORAGE].value() != 0}
-    for cs in stats.containers:
-        used = (cs.logs.used_bytes or 0) if cs.logs is not None else 0
-        if not dedicated_image_fs and cs.rootfs is not None:
-            used += cs.rootfs.used_bytes or 0
-        lim = limits.get(cs.name)
-        if lim is not None and lim.amount < used:
-            return container_ephemeral_message(cs.name, lim)
-    return None
-
-
-def _limit_q(pod: Pod, limit: Fraction) -> Quantity:
-    # Keep the format of the containers' own quantities (``1Gi`` stays ``1Gi``).
-    for c in pod.all_containers():
-        q = c.limits.get(EPHEMERAL_STORAGE)
-        if q is not None:
-            return Quantity(limit, q.format)
-    return Quantity(limit)
 
 
 def _first_pass(config: EvictionConfig, state: EvictionState) -> EvictionState:
@@ -294,36 +221,3 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
                       evicted_status(msg, config.pod_disruption_conditions), annotations, threshold.signal)
         return new_state, Decision(evicted=(ev,), **base)
     return new_state, Decision(**base)
-
-
-@dataclass(frozen=True)
-class AdmitResult:
-    admit: bool
-    reason: str = ""
-    message: str = ""
-
-
-def _tolerates_memory_pressure(tolerations: Sequence[Mapping]) -> bool:
-    for t in tolerations or ():
-        effect = t.get("effect") or ""
-        if effect not in ("", "NoSchedule"):
-            continue
-        op = t.get("operator") or "Equal"
-        key = t.get("key") or ""
-        if op == "Exists" and key in ("", "node.kubernetes.io/memory-pressure"):
-            return True
-        if op == "Equal" and key == "node.kubernetes.io/memory-pressure" and (t.get("value") or "") == "":
-            return True
-    return False
-
-
-def admit(pod: Pod, conditions: Sequence[str], tolerations: Sequence[Mapping] = ()) -> AdmitResult:
-    """Whether the kubelet admits ``pod`` while the node reports ``conditions``."""
-    if not conditions or is_critical_pod(pod):
-        return AdmitResult(True)
-    if list(conditions) == [MEMORY_PRESSURE]:
-        from ..qos import qos_class
-
-        if qos_class(pod) != "BestEffort" or _tolerates_memory_pressure(tolerations):
-            return AdmitResult(True)
-    return AdmitResult(False, REASON, node_condition_message(conditions))
