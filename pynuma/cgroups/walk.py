@@ -155,19 +155,44 @@ def walk_pods(fs: FsRoot, layout: Optional[CgroupLayout] = None, hook=None) -> L
     if layout.kubepods is None:
         return []
     recs, sizes = _records(fs, layout, layout.kubepods, True, hook)
+    return pods_from_records(recs, sizes)
+
+
+def pods_from_records(recs, sizes) -> List[PodCgroupStats]:
+    """Values from a walker's flat records (pods in walk order, each followed by its containers).
+
+    This runs once per cgroup on every eviction cycle, hence the inlined,
+    allocation-lean loop (tuple.__new__ skips NamedTuple's argument handling).
+    """
+    new = tuple.__new__
+    stats_cls, cont_cls, pod_cls = CgroupStats, ContainerCgroupStats, PodCgroupStats
+    huge_slots = [(s, HUGETLB0 + i) for i, s in enumerate(sizes)]
     pods: List[PodCgroupStats] = []
-    cur = None
+    pod = None
     conts: list = []
-    for kind, qos, uid, runtime, cid, path, slots, bad in recs:
+    for kind, qos, uid, runtime, cid, path, sl, bad in recs:
+        if kind != CONTAINER and kind != POD:
+            continue
+        usage = sl[USAGE]
+        inactive = sl[INACTIVE_FILE]
+        if usage is None:
+            ws = None
+        elif inactive is None:
+            ws = usage
+        else:
+            ws = usage - inactive if inactive < usage else 0
+        huge = {s: sl[i] for s, i in huge_slots if sl[i] is not None} if huge_slots else {}
+        st = new(stats_cls, (path, usage, ws, sl[LIMIT], sl[ANON], sl[FILE], inactive, sl[PIDS_CURRENT],
+                             sl[PIDS_MAX], sl[CPU_NS], huge, _problems(path, bad) if bad else ()))
         if kind == CONTAINER:
-            conts.append(ContainerCgroupStats(cid, runtime, _stats(path, slots, bad, sizes)))
-        elif kind == POD:
-            if cur is not None:
-                pods.append(cur._replace(containers=tuple(conts)))
-            cur = PodCgroupStats(uid, qos, _stats(path, slots, bad, sizes), ())
+            conts.append(new(cont_cls, (cid, runtime, st)))
+        else:
+            if pod is not None:
+                pods.append(new(pod_cls, (pod[0], pod[1], pod[2], tuple(conts))))
+            pod = (uid, qos, st)
             conts = []
-    if cur is not None:
-        pods.append(cur._replace(containers=tuple(conts)))
+    if pod is not None:
+        pods.append(new(pod_cls, (pod[0], pod[1], pod[2], tuple(conts))))
     return pods
 
 
