@@ -97,6 +97,24 @@ class FieldError:
         return f"{where}: {self.type}{shown}: {self.detail}"
 
 
+_STANDARD_CONTAINER = ("cpu", "memory", "ephemeral-storage")
+
+
+def _name_errors(name: str, q: Quantity, where: str) -> List[FieldError]:
+    # validateContainerResourceName + ValidateResourceQuantityValue
+    errors: List[FieldError] = []
+    if "/" not in name:
+        if name not in _STANDARD_CONTAINER and not is_hugepage_resource_name(name):
+            errors.append(FieldError("Invalid", where, "must be a standard resource for containers", name))
+    elif not is_native_resource(name) and name.startswith("requests."):
+        errors.append(FieldError("Invalid", where, "doesn't follow extended resource name standard", name))
+    if q.amount < 0:
+        errors.append(FieldError("Invalid", where, "must be greater than or equal to 0", str(q)))
+    if "/" in name and not is_native_resource(name) and q.amount.denominator != 1:
+        errors.append(FieldError("Invalid", where, "must be an integer", str(q)))
+    return errors
+
+
 def _hugepage_value_error(name: str, q: Quantity, where: str) -> Optional[FieldError]:
     if is_value_divisible(name, q):
         return None
@@ -116,8 +134,7 @@ def validate_container_resources(requests: Mapping[str, QuantityLike],
     lim_cpu_mem = lim_huge = req_cpu_mem = req_huge = False
     for name in sorted(lims):
         q = lims[name]
-        if q.amount < 0:
-            errors.append(FieldError("Invalid", f"limits[{name}]", "must be greater than or equal to 0", str(q)))
+        errors.extend(_name_errors(name, q, f"limits[{name}]"))
         if is_hugepage_resource_name(name):
             lim_huge = True
             err = _hugepage_value_error(name, q, f"limits[{name}]")
@@ -127,8 +144,7 @@ def validate_container_resources(requests: Mapping[str, QuantityLike],
             lim_cpu_mem = True
     for name in sorted(reqs):
         q = reqs[name]
-        if q.amount < 0:
-            errors.append(FieldError("Invalid", f"requests[{name}]", "must be greater than or equal to 0", str(q)))
+        errors.extend(_name_errors(name, q, f"requests[{name}]"))
         limit = lims.get(name)
         if limit is not None:
             if q != limit and not is_overcommit_allowed(name):

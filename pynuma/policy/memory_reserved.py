@@ -99,7 +99,8 @@ def validate_reserved_memory(numa_nodes: Iterable[int], node_allocatable_reserva
             raise InputError(f"the reserved memory configuration references a NUMA node {r.numa_node} "
                              "that does not exist on this machine")
         for name, q in r.limits.items():
-            totals[name] = _add(totals.get(name), q)
+            # Go's q.Add(total): the newest entry's format wins unless it is zero
+            totals[name] = _add(q, totals[name]) if name in totals else q
     nar = {str(k): Quantity.parse(v) for k, v in (node_allocatable_reservation or {}).items()}
     types = set(totals) | {n for n in nar if _is_memory_type(n)}
     for name in sorted(types, key=lambda n: (n != "memory", n)):

@@ -55,3 +55,10 @@ def test_capacity_every_size_even_empty():
     cap = hp.capacity_from_machine_info(4, 8 << 30, [(2048, 0), (1048576, 2)])
     assert {k: str(v) for k, v in cap.items()} == {"cpu": "4", "memory": "8Gi", "hugepages-2Mi": "0",
                                                    "hugepages-1Gi": "2Gi"}
+
+
+def test_names_and_values_are_checked_too():
+    assert ("limits[disk]", "must be a standard resource for containers") in _details({}, {"disk": "1", "memory": "1"})
+    assert ("requests[example.com/gpu]", "must be an integer") in _details({"example.com/gpu": "500m"},
+                                                                          {"example.com/gpu": "500m"})
+    assert ("limits[memory]", "must be greater than or equal to 0") in _details({}, {"memory": "-1"})
