@@ -145,3 +145,21 @@ def test_unmounted_v1_hierarchy_leaves_its_figures_empty(tmp_path, walker):
     mounts.write_text("".join(l for l in mounts.read_text().splitlines(True) if "pids" not in l))
     pods = cgwalk.walk_pods(FsRoot(str(tmp_path)))
     assert pods and all(p.stats.pids_current is None and p.stats.memory_usage is not None for p in pods)
+
+
+def test_walker_contract_missing_base_and_escapes(tmp_path, backend):
+    import errno
+
+    mod = backend("cgwalk")
+    fs = FsRoot(str(tmp_path))
+    spec = [(0, "memory.current", 0, 0, ())]
+    with pytest.raises(OSError) as info:
+        mod.walk(fs.root_fd, ["sys/fs/cgroup/kubepods"], False, spec, True, None)
+    assert info.value.errno == errno.ENOENT
+    (tmp_path / "x").mkdir()
+    with pytest.raises(OSError) as info:  # ".." never climbs out of the root
+        mod.walk(fs.root_fd, ["x/../../etc"], False, spec, True, None)
+    assert info.value.errno == errno.EINVAL
+    os.symlink("/", tmp_path / "link")   # nor does a symlink
+    with pytest.raises(OSError):
+        mod.walk(fs.root_fd, ["link/sys/fs/cgroup"], False, spec, True, None)
