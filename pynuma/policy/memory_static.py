@@ -15,7 +15,8 @@ pod's regular init containers that later containers of the same pod reuse.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence
+from operator import add, lt
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import AllocationError, CheckpointError, InputError
 from ..hugepages.resources import resource_name_for_kb
@@ -118,36 +119,60 @@ class StaticPolicy:
         return self.reusable.get(pod_uid, {}).get(mask, {}).get(resource, 0)
 
     def calculate_hints(self, ms: NUMANodeMap, pod: Pod, requested: Mapping[str, int]) -> Dict[str, List[Hint]]:
-        """Hints for ``requested`` bytes on the current machine state (no existing blocks considered)."""
+        """Hints for ``requested`` bytes on the current machine state (no existing blocks considered).
+
+        Every NUMA mask is tried, by size then lexicographically, as the kubelet
+        does; sums over a mask reuse the sums of its prefix so each mask costs
+        O(resources), which keeps 16-node machines (65535 masks) quick.
+        """
         nodes = sorted(ms)
+        names = list(requested)
+        sizes = [requested[r] for r in names]
+        free_of, alloc_of, group_of = {}, {}, {}
+        for nid in nodes:
+            tables = ms[nid].memory_map or {}
+            free_of[nid] = [getattr(tables.get(r), "free", 0) for r in names]
+            alloc_of[nid] = [getattr(tables.get(r), "allocatable", 0) for r in names]
+            node = ms[nid]
+            # the group a used node is tied to (a single-node use is a group of one)
+            group_of[nid] = tuple(sorted(node.cells or [])) if node.number_of_assignments > 0 else None
+        # nodes that need the group checks: used ones, and any recorded as part of a group
+        used_bits = sum(1 << n for n in nodes if group_of[n] is not None or len(ms[n].cells or []) > 1)
+        # prefix mask -> (free sums, allocatable sums, mask bits)
+        sums: Dict[Mask, Tuple[List[int], List[int], int]] = {(): ([0] * len(names), [0] * len(names), 0)}
+        reuse = self.reusable.get(pod.uid, {})
         min_size = len(nodes)
         found: List[Mask] = []
         for mask in iterate_masks(nodes):
-            free = {r: 0 for r in requested}
-            alloc = {r: 0 for r in requested}
-            for nid in mask:
-                tables = ms[nid].memory_map or {}
-                for r in requested:
-                    t = tables.get(r)
-                    if t is not None:
-                        free[r] += t.free
-                        alloc[r] += t.allocatable
+            pf, pa, pbits = sums[mask[:-1]]
+            last = mask[-1]
+            free = list(map(add, pf, free_of[last]))
+            alloc = list(map(add, pa, alloc_of[last]))
+            bits = pbits | (1 << last)
+            if len(mask) < len(nodes):
+                sums[mask] = (free, alloc, bits)
             # could the mask hold the request on an empty machine?
-            if any(alloc[r] < size for r, size in requested.items()):
+            if any(map(lt, alloc, sizes)):
                 continue
-            min_size = min(min_size, len(mask))
-            single = len(mask) == 1
-            if single and len(ms[mask[0]].cells or []) > 1:
-                continue  # the node is part of a multi-NUMA group
-            if not single and any(_conflicts(ms[nid], mask) for nid in mask):
-                continue
-            if any(free[r] + self._reusable_for(pod.uid, mask, r) < size for r, size in requested.items()):
+            if len(mask) < min_size:
+                min_size = len(mask)
+            if bits & used_bits:
+                if len(mask) == 1:
+                    if len(ms[last].cells or []) > 1:
+                        continue  # the node belongs to a multi-NUMA group
+                elif any(group_of[n] is not None and group_of[n] != mask for n in mask):
+                    continue  # a node used alone, or with another group
+            extra = reuse.get(mask)
+            if extra:
+                free = [f + extra.get(r, 0) for f, r in zip(free, names)]
+            if any(map(lt, free, sizes)):
                 continue
             found.append(mask)
         hints: Dict[str, List[Hint]] = {}
         for mask in found:
-            for r in requested:
-                hints.setdefault(r, []).append(Hint(mask, len(mask) == min_size))
+            hint = Hint(mask, len(mask) == min_size)
+            for r in names:
+                hints.setdefault(r, []).append(hint)
         return hints
 
     def topology_hints(self, state: MemoryState, pod: Pod, container: Container) -> Optional[Dict[str, List[Hint]]]:

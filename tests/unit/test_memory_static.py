@@ -151,3 +151,44 @@ def test_allocate_then_remove_everything_restores_the_machine(requests):
         state = policy.remove_container(state, uid, "c")
     assert machine_states_equal(state.machine_state, policy.default_machine_state())
     assert state.assignments == {}
+
+
+def _reference_hints(ms, requested):
+    """The hint rules written out plainly, mask by mask (the oracle for the fast path)."""
+    from itertools import combinations
+    nodes = sorted(ms)
+    min_size, found = len(nodes), []
+    for k in range(1, len(nodes) + 1):
+        for mask in combinations(nodes, k):
+            tabs = [ms[n].memory_map for n in mask]
+            if any(sum(t[r].allocatable for t in tabs) < size for r, size in requested.items()):
+                continue
+            min_size = min(min_size, k)
+            if k == 1 and len(ms[mask[0]].cells or []) > 1:
+                continue
+            if k > 1 and any(ms[n].number_of_assignments > 0 and
+                             (len(ms[n].cells) == 1 or sorted(ms[n].cells) != list(mask)) for n in mask):
+                continue
+            if any(sum(t[r].free for t in tabs) < size for r, size in requested.items()):
+                continue
+            found.append(mask)
+    return {(m, len(m) == min_size) for m in found}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 5), st.lists(st.tuples(st.integers(1, 5000), st.lists(st.integers(0, 4), max_size=3)),
+                                   max_size=6), st.integers(1, 9000))
+def test_fast_hints_match_the_plain_rules(n, allocations, ask_mib):
+    policy = StaticPolicy(machine(n), {0: {"memory": 512 * MI}})
+    state = policy.start(MemoryState())
+    for i, (mib, numa) in enumerate(allocations):
+        p = pod(f"p{i}", ("c", f"{mib}Mi"))
+        hint = Hint(tuple(sorted({x for x in numa if x < n})) or None, False)
+        try:
+            state = policy.allocate(state, p, p.containers[0], hint)
+        except AllocationError:
+            pass
+    asked = pod("new", ("c", f"{ask_mib}Mi"))
+    got = policy.calculate_hints(state.machine_state, asked, {"memory": ask_mib * MI})
+    assert {(h.numa, h.preferred) for h in got.get("memory", [])} == _reference_hints(state.machine_state,
+                                                                                      {"memory": ask_mib * MI})
