@@ -100,6 +100,13 @@ def _memory_part(fs: FsRoot, meminfo: Dict[str, int], warnings: List[str], now: 
     explain["cgroup"] = {"mode": mode, "usage": root.memory_usage, "usage_how": how,
                          "inactive_file": root.memory_inactive_file, "working_set": ws,
                          "working_set_how": "usage - inactive_file (v1: total_inactive_file), floored at 0"}
+    if root.memory_rss is not None and root.memory_file is not None:
+        # The other version's way, from the same memory.stat: shows how close v1 usage_in_bytes and anon+file are.
+        explain["cgroup"]["anon_plus_file"] = root.memory_rss + root.memory_file
+        explain["cgroup"]["anon_plus_file_how"] = ("v1 total_rss + total_cache" if layout.version == 1
+                                                   else "v2 anon + file") + " of the root memory.stat"
+    if total is not None and meminfo.get("MemAvailable") is not None:
+        explain["meminfo_used"] = total - meminfo["MemAvailable"]
     if total is not None and ws is not None:
         node["memory"] = {"availableBytes": max(total - ws, 0), "workingSetBytes": ws, "time": now}
         explain["kubelet_memory_available"] = total - ws

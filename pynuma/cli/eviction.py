@@ -240,10 +240,15 @@ def _print_table(out):
         w(f"  /proc/meminfo MemTotal      {_human(mi.get('MemTotal'), 'memory.available')}\n")
         w(f"  /proc/meminfo MemAvailable  {_human(mi.get('MemAvailable'), 'memory.available')}"
           "  (kernel estimate: free + reclaimable cache; NOT what the kubelet uses)\n")
+        if ex.get("meminfo_used") is not None:
+            w(f"  MemTotal - MemAvailable     {_human(ex['meminfo_used'], 'memory.available')}\n")
         cg = ex.get("cgroup")
         if cg:
             w(f"  cgroup mode                 {cg['mode']}\n")
             w(f"  root usage                  {_human(cg['usage'], 'memory.available')}  ({cg['usage_how']})\n")
+            if "anon_plus_file" in cg:
+                w(f"  root anon + file            {_human(cg['anon_plus_file'], 'memory.available')}  "
+                  f"({cg['anon_plus_file_how']}; the v2 root-usage emulation)\n")
             w(f"  root inactive_file          {_human(cg['inactive_file'], 'memory.available')}\n")
             w(f"  root working set            {_human(cg['working_set'], 'memory.available')}  "
               f"({cg['working_set_how']})\n")

@@ -32,6 +32,7 @@ def test_memory_available_is_memtotal_minus_root_working_set(tmp_path, mode):
     assert obs.capacity == MEM_TOTAL and obs.available == MEM_TOTAL - ws and obs.time == 5.0
     assert h.explain["cgroup"]["working_set"] == ws
     assert ("anon + file" in h.explain["cgroup"]["usage_how"]) == (mode == "v2")
+    assert h.explain["cgroup"]["anon_plus_file"] == root.anon + root.file
     assert h.observations["pid.available"].available == 1000 - 321  # min(pid_max, threads-max) - tasks
     assert len(h.pods) == 2
     kp = expected[""]
