@@ -20,7 +20,17 @@ def _b(q):
     return Quantity.parse(q).value()
 
 
-def summary_of(node: dict) -> dict:
+_INODE_SIGNALS = {"nodefs.inodesFree", "imagefs.inodesFree", "containerfs.inodesFree"}
+_BYTE_FS_SIGNALS = {"nodefs.available", "imagefs.available", "containerfs.available"}
+
+
+def counts_inodes(v) -> bool:
+    """Whether a filesystem's bare ``available``/``capacity`` are inode counts: only inode thresholds configured."""
+    sigs = {t["signal"] for t in v["config"]["thresholds"]}
+    return bool(sigs & _INODE_SIGNALS) and not sigs & _BYTE_FS_SIGNALS
+
+
+def summary_of(node: dict, inodes: bool = False) -> dict:
     """The vector's node stats as a kubelet stats summary."""
     s: dict = {}
     if "memory" in node:
@@ -32,10 +42,14 @@ def summary_of(node: dict) -> dict:
                                                              "workingSetBytes": _b(m["working_set"])}}]
 
     def fs(raw):
-        d = {"availableBytes": _b(raw["available"]), "capacityBytes": _b(raw["capacity"])}
-        for k in ("inodesFree", "inodes"):
-            if k in raw:
-                d[k] = _b(raw[k])
+        d = {}
+        if "available" in raw and "capacity" in raw:
+            keys = ("inodesFree", "inodes") if inodes else ("availableBytes", "capacityBytes")
+            d[keys[0]], d[keys[1]] = _b(raw["available"]), _b(raw["capacity"])
+        for k, alias in (("inodesFree", "inodes_free"), ("inodes", "inodes_capacity")):
+            for name in (k, alias):
+                if name in raw:
+                    d[k] = _b(raw[name])
         return d
     if "nodefs" in node:
         s["fs"] = fs(node["nodefs"])
@@ -78,12 +92,12 @@ def termination_grace(v):
     return out
 
 
-def node_stats(node, pod_stats, extra=None):
+def node_stats(node, pod_stats, extra=None, inodes=False):
     ps = dict(pod_stats)
     for name, usage in (extra or {}).items():
         p = Pod.from_dict({"name": name, "containers": []})
         ps[p.uid] = PodStats.from_usage(p, usage)
-    return NodeStats(make_signal_observations(summary_of(node)), ps)
+    return NodeStats(make_signal_observations(summary_of(node, inodes)), ps)
 
 
 @pytest.mark.parametrize("v", vectors("eviction_scenarios.json", select=lambda v: "kind" not in v))
@@ -100,8 +114,8 @@ def test_synchronize_steps(v):
 
         def reclaim(funcs, after=after):
             calls.extend(funcs)
-            return node_stats(after, pod_stats) if after is not None else None
-        stats = node_stats(step["node"], pod_stats, step.get("extra_pod_stats"))
+            return node_stats(after, pod_stats, inodes=counts_inodes(v)) if after is not None else None
+        stats = node_stats(step["node"], pod_stats, step.get("extra_pod_stats"), counts_inodes(v))
         skip = (lambda p: p.uid in evicted_so_far) if never_completes else (lambda p: False)
         state, d = synchronize(config, state, stats, pods, now, reclaim=reclaim, skip=skip,
                                termination_grace_s=termination_grace(v))
@@ -141,7 +155,7 @@ def test_admit(v):
 @pytest.mark.parametrize("v", vectors("eviction_scenarios.json", select=lambda v: v.get("kind") == "evicted_pod_status"))
 def test_evicted_pod_status(v):
     config, pods, pod_stats = setup(v)
-    stats = node_stats(v["node"], pod_stats)
+    stats = node_stats(v["node"], pod_stats, inodes=counts_inodes(v))
     exp = v["expect"]
     if "error" in exp:
         with pytest.raises(InputError) as err:

@@ -113,11 +113,15 @@ class Threshold:
         )
 
 
+QUANTITY_FORMAT_ERROR = ("quantities must match the regular expression "
+                         "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+
+
 def _parse_quantity(text: str) -> Quantity:
     try:
         return Quantity.parse(text)
-    except InputError as err:
-        raise InputError(f"quantities must match the regular expression: {err}") from None
+    except InputError:
+        raise InputError(QUANTITY_FORMAT_ERROR) from None  # resource.ParseQuantity's ErrFormatWrong
 
 
 def parse_threshold_statement(signal: str, value: str) -> Optional[Threshold]:
