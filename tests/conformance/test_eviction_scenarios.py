@@ -181,3 +181,8 @@ def test_local_storage_eviction(v):
     assert all(e.status["reason"] == "Evicted" and e.message for e in d.evicted)
     if exp.get("message_derived") and len(d.evicted) == 1:
         assert d.evicted[0].message == exp["message_derived"]
+
+
+@pytest.mark.parametrize("v", vectors("eviction_scenarios.json"))
+def test_every_vector_has_a_handled_kind(v):
+    assert v.get("kind") in (None, "admit", "evicted_pod_status", "local_storage_eviction")

@@ -101,3 +101,11 @@ def test_defaults(v):
     # and the built-in defaults are that very set
     assert _same(parse_threshold_config([], None, None, None, None), v["expect"])
     assert set(DEFAULT_EVICTION_HARD) == {t["signal"] for t in v["expect"]}
+
+
+KINDS = {"parse", "parse_percentage", "add_allocatable_thresholds", "update_containerfs_thresholds", "defaults"}
+
+
+@pytest.mark.parametrize("v", vectors("thresholds.json"))
+def test_every_vector_has_a_handled_kind(v):
+    assert v["kind"] in KINDS

@@ -120,3 +120,13 @@ def test_memcg_notifier_threshold(v):
     s = {k: Quantity.parse(x).value() for k, x in v["stats"].items()}
     got = met.memcg_usage_threshold(Threshold.from_dict(v["threshold"]), s["available"], s["usage"], s["working_set"])
     assert got == Quantity.parse(v["expect_usage_threshold"]).value()
+
+
+KINDS = {"thresholds_met", "thresholds_updated_stats", "thresholds_first_observed_at", "thresholds_met_grace_period",
+         "node_conditions", "node_conditions_last_observed_at", "node_conditions_observed_since",
+         "sort_by_eviction_priority", "make_signal_observations", "memcg_notifier_threshold"}
+
+
+@pytest.mark.parametrize("v", vectors("thresholds_met.json"))
+def test_every_vector_has_a_handled_kind(v):
+    assert v["kind"] in KINDS
