@@ -82,6 +82,11 @@ def setup(v):
     return config, pods, pod_stats
 
 
+def tolerations(raw):
+    spec = raw.get("spec") if isinstance(raw.get("spec"), dict) else raw
+    return spec.get("tolerations") or []
+
+
 def termination_grace(v):
     """uid -> terminationGracePeriodSeconds of the vector's pods that set it."""
     out = {}
@@ -103,7 +108,7 @@ def node_stats(node, pod_stats, extra=None, inodes=False):
 @pytest.mark.parametrize("v", vectors("eviction_scenarios.json", select=lambda v: "kind" not in v))
 def test_synchronize_steps(v):
     config, pods, pod_stats = setup(v)
-    admission = [Pod.from_dict(p) for p in v.get("admission_pods") or []]
+    admission = [(Pod.from_dict(p), tolerations(p)) for p in v.get("admission_pods") or []]
     never_completes = v.get("pod_termination") == "never completes"
     evicted_so_far: set = set()
     state, now = EvictionState(), 0.0
@@ -136,15 +141,15 @@ def test_synchronize_steps(v):
             assert sorted(calls) == sorted(exp["gc_invoked"]), where
             assert sorted(d.gc_invoked) == sorted(exp["gc_invoked"]), where
         for name, ok in (exp.get("admit") or {}).items():
-            pod = next(p for p in admission if p.name == name)
-            assert admit(pod, d.conditions).admit is ok, (where, name)
+            pod, tol = next((p, t) for p, t in admission if p.name == name)
+            assert admit(pod, d.conditions, tol).admit is ok, (where, name)
 
 
 @pytest.mark.parametrize("v", vectors("eviction_scenarios.json", select=lambda v: v.get("kind") == "admit"))
 def test_admit(v):
-    pods = [Pod.from_dict(p) for p in v["pods"]]
+    pods = [(Pod.from_dict(p), tolerations(p)) for p in v["pods"]]
     for case in v["cases"]:
-        got = [admit(p, case["conditions"]) for p in pods]
+        got = [admit(p, case["conditions"], tol) for p, tol in pods]
         assert [g.admit for g in got] == case["expect"], case["conditions"]
         for g in got:
             if not g.admit:
