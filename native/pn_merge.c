@@ -263,9 +263,10 @@ static int cmp_beam(const void *x, const void *y)
 static int expand(uint64_t **states, size_t *nstates, const uint64_t *list, size_t len, size_t beam, const ctx_t *c)
 {
     hset_t h;
+    /* start small: the number of distinct ANDs is usually far below states x hints */
     size_t guess = *nstates * len;
-    if (guess > (1u << 20))
-        guess = 1u << 20;
+    if (guess > 4096)
+        guess = 4096;
     if (hset_init(&h, guess) < 0)
         return -ENOMEM;
     for (size_t s = 0; s < *nstates; s++)
@@ -291,14 +292,15 @@ static int expand(uint64_t **states, size_t *nstates, const uint64_t *list, size
     return 0;
 }
 
+/* Superset sums, blocked so the inner loop is branch-free (vectorizes). */
 static void zeta_sup(uint64_t *f, int n)
 {
     size_t size = (size_t)1 << n;
     for (int i = 0; i < n; i++) {
         size_t bit = (size_t)1 << i;
-        for (size_t m = 0; m < size; m++)
-            if (!(m & bit))
-                f[m] += f[m | bit];
+        for (size_t base = 0; base < size; base += bit << 1)
+            for (size_t m = base; m < base + bit; m++)
+                f[m] += f[m + bit];
     }
 }
 
@@ -307,14 +309,16 @@ static void moebius_sup(uint64_t *f, int n)
     size_t size = (size_t)1 << n;
     for (int i = 0; i < n; i++) {
         size_t bit = (size_t)1 << i;
-        for (size_t m = 0; m < size; m++)
-            if (!(m & bit))
-                f[m] -= f[m | bit];
+        for (size_t base = 0; base < size; base += bit << 1)
+            for (size_t m = base; m < base + bit; m++)
+                f[m] -= f[m + bit];
     }
 }
 
 static uint64_t to_compact(uint64_t m, const int *pos, int n)
 {
+    if (pos[n - 1] == n - 1) /* nodes 0..n-1: already compact */
+        return m;
     uint64_t c = 0;
     for (int p = 0; p < n; p++)
         if (m >> pos[p] & 1)
@@ -324,6 +328,8 @@ static uint64_t to_compact(uint64_t m, const int *pos, int n)
 
 static uint64_t from_compact(uint64_t c, const int *pos, int n)
 {
+    if (pos[n - 1] == n - 1)
+        return c;
     uint64_t m = 0;
     for (int p = 0; p < n; p++)
         if (c >> p & 1)
@@ -338,17 +344,23 @@ static int dense_best(uint64_t def, uint64_t *const *tl, const size_t *tlen, siz
     int pos[64], n = 0;
     for (uint64_t a = def; a; a &= a - 1)
         pos[n++] = __builtin_ctzll(a);
+    *found = 0;
+    if (n == 0)
+        return 0;
     size_t size = (size_t)1 << n;
     uint64_t *reach = calloc(size, sizeof *reach), *ind = calloc(size, sizeof *ind);
     if (!reach || !ind) {
         free(reach), free(ind);
         return -ENOMEM;
     }
-    reach[size - 1] = 1;
+    reach[size - 1] = 1; /* the AND of no list: all nodes */
     for (size_t l = 0; l < nlists; l++) {
-        memset(ind, 0, size * sizeof *ind);
+        uint64_t *target = l == 0 ? reach : ind; /* AND with all nodes changes nothing */
+        memset(target, 0, size * sizeof *target);
         for (size_t i = 0; i < tlen[l]; i++)
-            ind[to_compact(tl[l][i], pos, n)] = 1;
+            target[to_compact(tl[l][i], pos, n)] = 1;
+        if (l == 0)
+            continue;
         zeta_sup(reach, n);
         zeta_sup(ind, n);
         for (size_t m = 0; m < size; m++)
@@ -411,13 +423,28 @@ int pn_merge(uint64_t def, const uint64_t *masks, const uint8_t *flags, const si
         rc = -ENOMEM;
         goto out;
     }
+    /* Go dense at once when even the bound on the sparse work exceeds the budget: no need
+     * to deduplicate lists the transforms read as indicator arrays anyway. */
+    int ndef = popc(def), go_dense = 0;
+    if (ndef <= PN_MERGE_DENSE_MAX) {
+        uint64_t bound = 1, cap = (uint64_t)1 << ndef;
+        for (size_t l = 0; l < nlists && !go_dense; l++) {
+            uint64_t len = offs[l + 1] - offs[l];
+            if (bound * len > budget)
+                go_dense = 1;
+            bound = bound * len < cap ? bound * len : cap;
+        }
+    }
     for (size_t l = 0; l < nlists; l++) {
         tl[l] = tbuf + offs[l];
         for (size_t i = offs[l]; i < offs[l + 1]; i++)
             tbuf[i] = (flags[i] & PN_MERGE_NIL) ? def : (masks[i] & def);
-        tlen[l] = sort_unique(tl[l], offs[l + 1] - offs[l]);
+        tlen[l] = go_dense ? offs[l + 1] - offs[l] : sort_unique(tl[l], offs[l + 1] - offs[l]);
     }
-
+    if (go_dense) {
+        rc = dense_best(def, tl, tlen, nlists, &c, &best, &found);
+        goto done;
+    }
     size_t nstates = 1;
     states[0] = def;
     int sparse_ok = 1;

@@ -25,6 +25,25 @@ DEF PREFERRED = 1
 DEF NIL = 2
 
 
+cdef int _fill(list ml, bytes pb, uint64_t *masks, uint8_t *flags) except -1:
+    """Copy one list's masks (Python ints, -1 = nil) and preferred flags into C arrays."""
+    cdef Py_ssize_t j, n = len(ml)
+    cdef const unsigned char *pp = pb
+    cdef object v
+    for j in range(n):
+        v = ml[j]
+        if v is None or v < 0:
+            masks[j] = 0
+            flags[j] = NIL | (PREFERRED if pp[j] else 0)
+        else:
+            try:
+                masks[j] = v
+            except OverflowError:
+                raise ValueError("native merge core takes masks of at most 64 bits") from None
+            flags[j] = PREFERRED if pp[j] else 0
+    return 0
+
+
 def merge(default, lists, closest, dist, budget):
     """The kubelet's merged best hint as ``(mask, preferred, exact)``."""
     cdef size_t nlists = len(lists), total = 0, i = 0, l
@@ -53,19 +72,9 @@ def merge(default, lists, closest, dist, budget):
             raise MemoryError()
         for l in range(nlists):
             offs[l] = i
-            m, p = lists[l]
-            for j in range(len(m)):
-                v = m[j]
-                if v < 0:
-                    masks[i] = 0
-                    flags[i] = NIL | (PREFERRED if p[j] else 0)
-                else:
-                    try:
-                        masks[i] = v
-                    except OverflowError:
-                        raise ValueError("native merge core takes masks of at most 64 bits") from None
-                    flags[i] = PREFERRED if p[j] else 0
-                i += 1
+            ml, pb = lists[l]
+            _fill(<list>ml, <bytes>pb, masks + i, flags + i)
+            i += len(ml)
         offs[nlists] = i
         if c_closest:
             cdist = <uint32_t *>malloc(64 * 64 * sizeof(uint32_t))

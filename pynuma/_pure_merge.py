@@ -128,6 +128,16 @@ def _trimmed(default: int, masks) -> List[int]:
     return out
 
 
+def _sparse_bound_exceeds(ndef: int, lengths, budget: int) -> bool:
+    """Whether even an upper bound of the sparse work (states x hints per step) exceeds ``budget``."""
+    bound, cap = 1, 1 << ndef
+    for n in lengths:
+        if bound * n > budget:
+            return True
+        bound = min(bound * n, cap)
+    return False
+
+
 def _sparse(default: int, tlists, budget: int):
     """Achievable non-empty ANDs by deduplicated list-by-list expansion, or None over budget."""
     states = [default]
@@ -232,8 +242,14 @@ def merge(default: int, lists, closest: bool, dist, budget: int) -> Tuple[int, b
     if cands:
         return min(cands, key=lambda r: _tkey(r, closest, dist)), True, True
     best_np = best_non_preferred_count(lists)
-    tlists = [_trimmed(default, masks) for masks, _ in lists]
     exact = True
+    ndef = _popcount(default)
+    if ndef <= DENSE_MAX and _sparse_bound_exceeds(ndef, [len(m) for m, _ in lists], budget):
+        states = _dense(default, [_trimmed(default, masks) for masks, _ in lists])
+        if not states:
+            return default, False, True
+        return min(states, key=lambda r: _npkey(r, best_np, closest, dist)), False, True
+    tlists = [_trimmed(default, masks) for masks, _ in lists]
     states = _sparse(default, tlists, budget)
     if states is None:
         if _popcount(default) <= DENSE_MAX:

@@ -28,7 +28,7 @@ from .numa_info import NUMAInfo
 HintLists = List[List[TopologyHint]]
 
 # Sparse-expansion budget (AND operations) before the core switches strategy.
-MERGE_BUDGET = 2_000_000
+MERGE_BUDGET = 8_000_000
 NATIVE_BITS = 64  # the native core works on uint64 masks
 
 
@@ -151,21 +151,25 @@ class HintMerger:
         """``(best hint, exact)``; ``exact`` is False only when a huge machine forced the bounded search."""
         default = self.info.default_mask()
         core = impl or _impl.select("merge")
-        used = default.bits
-        for lst in self.lists:
-            for h in lst:
-                if h.numa_affinity is not None:
-                    used |= h.numa_affinity.bits
+        raw = [[-1 if h.numa_affinity is None else h.numa_affinity.bits for h in lst] for lst in self.lists]
+        prefs = [bytes([h.preferred for h in lst]) for lst in self.lists]
+        widest = max([default.bits] + [max(r) for r in raw if r])
         bits: Optional[List[int]] = None
-        if used.bit_length() > NATIVE_BITS and core.__name__.startswith("pynuma._native_"):
+        if widest.bit_length() > NATIVE_BITS and core.__name__.startswith("pynuma._native_"):
+            used = default.bits
+            for r in raw:
+                for v in r:
+                    if v > 0:
+                        used |= v
             ids = list(NUMAMask.from_bits(used))
             if len(ids) <= NATIVE_BITS:
                 bits = ids  # order-preserving relabelling keeps counts, equality and value order
             else:
                 core = _impl.implementations("merge")["pure"]
         enc = _encoder(bits)
-        lists = [([-1 if h.numa_affinity is None else enc(h.numa_affinity.bits) for h in lst],
-                  bytes(1 if h.preferred else 0 for h in lst)) for lst in self.lists]
+        if bits is not None:
+            raw = [[-1 if v < 0 else enc(v) for v in r] for r in raw]
+        lists = list(zip(raw, prefs))
         dist = self._dist_matrix(default, bits) if self.closest else None
         mask, preferred, exact = core.merge(enc(default.bits), lists, self.closest, dist, MERGE_BUDGET)
         if bits is not None:
