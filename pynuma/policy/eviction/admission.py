@@ -31,15 +31,14 @@ class AdmitResult:
 
 
 def _tolerates_memory_pressure(tolerations: Sequence[Mapping]) -> bool:
+    # v1 Toleration.ToleratesTaint against node.kubernetes.io/memory-pressure:NoSchedule (value "").
     for t in tolerations or ():
-        effect = t.get("effect") or ""
-        if effect not in ("", "NoSchedule"):
+        if (t.get("effect") or "") not in ("", "NoSchedule"):
+            continue
+        if (t.get("key") or "") not in ("", "node.kubernetes.io/memory-pressure"):
             continue
         op = t.get("operator") or "Equal"
-        key = t.get("key") or ""
-        if op == "Exists" and key in ("", "node.kubernetes.io/memory-pressure"):
-            return True
-        if op == "Equal" and key == "node.kubernetes.io/memory-pressure" and (t.get("value") or "") == "":
+        if op == "Exists" or (op == "Equal" and (t.get("value") or "") == ""):
             return True
     return False
 
