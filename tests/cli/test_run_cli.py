@@ -1,0 +1,233 @@
+"""``pynuma run``, ``bind``, ``show`` and ``bench memory`` run as commands, checked through /proc.
+
+Placement is compared side by side with Debian's ``numactl`` when it is
+installed (``apt-get install numactl``); without it the kernel's view alone
+is checked.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from pynuma import bind
+from pynuma.cpuset import CPUSet
+
+NUMACTL = shutil.which("numactl")
+ALLOWED = CPUSet(os.sched_getaffinity(0))
+NEEDS_NATIVE = pytest.mark.skipif(not bind.mempolicy_supported() and os.environ.get("PYNUMA_REQUIRE_NATIVE") != "1",
+                                  reason="memory policy needs the native core")
+
+
+def pynuma(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "pynuma", *args], capture_output=True, text=True, timeout=120, **kw)
+
+
+def _policy_word(numa_maps_line: str) -> str:
+    """The policy of a numa_maps line, minus the address and the per-mapping counters."""
+    return str(bind.parse_numa_maps_policy(numa_maps_line))
+
+
+def _one_line_error(result, code):
+    assert result.returncode == code, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+# -- pynuma run --------------------------------------------------------------
+def test_run_cpus_0_pins_the_command():
+    result = pynuma("run", "--cpus", "0", "--", "grep", "Cpus_allowed_list", "/proc/self/status")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["Cpus_allowed_list:", "0"]
+
+
+def test_run_cpunodebind_uses_the_nodes_cpus():
+    result = pynuma("run", "--cpunodebind", "0", "--", "grep", "Cpus_allowed_list", "/proc/self/status")
+    assert result.returncode == 0, result.stderr
+    want = bind.node_cpus([0]) & ALLOWED
+    assert CPUSet.parse(result.stdout.split()[1]) == want
+
+
+def test_run_without_double_dash_keeps_the_commands_own_options():
+    result = pynuma("run", "--cpus", "0", "head", "-1", "/proc/self/status")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("Name:")
+
+
+MODES = [("--membind", "0", "bind:0"), ("--interleave", "0", "interleave:0"), ("--preferred", "0", "prefer:0"),
+         ("--localalloc", None, "local")]
+
+
+@NEEDS_NATIVE
+@pytest.mark.parametrize("option, nodes, expected", MODES, ids=[m[0] for m in MODES])
+def test_run_memory_policy_shows_in_numa_maps_like_numactl(option, nodes, expected):
+    opts = [option] + ([nodes] if nodes is not None else [])
+    ours = pynuma("run", *opts, "--", "head", "-1", "/proc/self/numa_maps")
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout.split()[1] == expected
+    if NUMACTL:
+        theirs = subprocess.run([NUMACTL, *opts, "head", "-1", "/proc/self/numa_maps"], capture_output=True,
+                                text=True, timeout=60)
+        assert theirs.returncode == 0, theirs.stderr
+        assert _policy_word(ours.stdout) == _policy_word(theirs.stdout)
+        # the whole first mapping line matches, apart from the address ASLR picks
+        assert ours.stdout.split()[1:] == theirs.stdout.split()[1:]
+
+
+@NEEDS_NATIVE
+@pytest.mark.parametrize("option, shown", [("--preferred-many", "prefer (many):0"),
+                                           ("--weighted-interleave", "weighted interleave:0")])
+def test_run_newer_modes(option, shown):
+    result = pynuma("run", option, "0", "--", "head", "-1", "/proc/self/numa_maps")
+    if result.returncode == 1 and "needs Linux" in result.stderr:
+        pytest.skip(result.stderr.strip())
+    assert result.returncode == 0, result.stderr
+    assert shown in result.stdout
+
+
+@NEEDS_NATIVE
+def test_run_static_flag_and_show_inside():
+    result = pynuma("run", "--membind", "0", "--static", "--", sys.executable, "-m", "pynuma", "show", "--json")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert (info["policy"], info["policy_nodes"], info["policy_flags"]) == ("bind", "0", ["static"])
+    assert info["policy_source"] == "get_mempolicy"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--cpus", "4096", "--", "true"], "CPU 4096 does not exist"),
+    (["--cpus", "0-x", "--", "true"], "--cpus '0-x'"),
+    (["--membind", "4095", "--", "true"], "NUMA node 4095 does not exist"),
+    (["--preferred", "0,1", "--", "true"], "preferred"),
+    (["--cpus", "0", "--cpunodebind", "0", "--", "true"], "not allowed with"),
+    (["--static", "--", "true"], "need a memory policy"),
+    (["--cpus", "0"], "no command"),
+])
+def test_run_bad_input_is_one_line_exit_2(args, needle):
+    result = pynuma("run", *args)
+    _one_line_error(result, 2)
+    assert needle in result.stderr
+
+
+def test_run_missing_command_is_127():
+    result = pynuma("run", "--cpus", "0", "--", "/nonexistent/pynuma-test-command")
+    assert result.returncode == 127
+    assert "command not found" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_run_on_a_fake_root_refuses_but_dry_run_checks(tmp_path):
+    cpu = tmp_path / "sys/devices/system/cpu"
+    cpu.mkdir(parents=True)
+    (cpu / "possible").write_text("0-7\n")
+    (cpu / "online").write_text("0-7\n")
+    refused = pynuma("run", "--root", str(tmp_path), "--cpus", "5", "--", "true")
+    _one_line_error(refused, 1)
+    assert "live host" in refused.stderr
+    dry = pynuma("run", "--root", str(tmp_path), "--cpus", "5-6", "--dry-run", "--json", "--", "true")
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["cpus"] == "5-6"
+    bad = pynuma("run", "--root", str(tmp_path), "--cpus", "9", "--dry-run", "--", "true")
+    _one_line_error(bad, 2)
+
+
+# -- pynuma bind / show ------------------------------------------------------
+@pytest.fixture
+def sleeper():
+    proc = subprocess.Popen([sys.executable, "-c", "import threading,time;"
+                             "threading.Thread(target=time.sleep,args=(60,),daemon=True).start();"
+                             "print('ok',flush=True);time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    proc.stdout.readline()
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def _allowed(pid, tid):
+    with open(f"/proc/{pid}/task/{tid}/status") as f:
+        return next(line.split(":")[1].strip() for line in f if line.startswith("Cpus_allowed_list"))
+
+
+def test_bind_all_threads_and_json(sleeper):
+    target = str(CPUSet([ALLOWED.max()]))
+    result = pynuma("bind", str(sleeper.pid), "--all-threads", "--cpus", target, "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    tids = sorted(int(t) for t in os.listdir(f"/proc/{sleeper.pid}/task"))
+    assert out["threads"] == tids and out["cpus"] == target
+    assert all(_allowed(sleeper.pid, t) == target for t in tids)
+
+
+@NEEDS_NATIVE
+def test_bind_migrate_reports_pages_left(sleeper):
+    result = pynuma("bind", str(sleeper.pid), "--migrate", "0", "0", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["migrate"]["pages_not_moved"] == 0
+
+
+def test_bind_errors(sleeper, tmp_path):
+    _one_line_error(pynuma("bind", str(sleeper.pid)), 2)
+    _one_line_error(pynuma("bind", str(sleeper.pid), "--cpus", "4096"), 2)
+    _one_line_error(pynuma("bind", "99999999", "--cpus", "0"), 1)
+    refused = pynuma("bind", str(sleeper.pid), "--cpus", "0", "--root", str(tmp_path))
+    _one_line_error(refused, 1)
+    assert "live host" in refused.stderr
+
+
+def test_show_another_process(sleeper):
+    result = pynuma("show", str(sleeper.pid), "--json", "--threads")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["pid"] == sleeper.pid and info["cpus_allowed"] == str(ALLOWED)
+    assert info["policy_source"] in ("numa_maps", None)
+    assert len(info["threads"]) == 2
+    text = pynuma("show", str(sleeper.pid))
+    assert "cpus allowed: " + str(ALLOWED) in text.stdout
+
+
+def test_show_matches_numactl_show_fields():
+    result = pynuma("show", "--json")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["cpus_allowed"] == str(ALLOWED)
+    if NUMACTL:
+        theirs = subprocess.run([NUMACTL, "--show"], capture_output=True, text=True, timeout=60).stdout
+        fields = dict(line.split(":", 1) for line in theirs.splitlines() if ":" in line)
+        assert CPUSet(int(x) for x in fields["physcpubind"].split()) == CPUSet.parse(info["cpus_allowed"])
+        assert CPUSet(int(x) for x in fields["membind"].split()) == CPUSet.parse(info["mems_allowed"])
+        if bind.mempolicy_supported():
+            assert fields["policy"].strip() == info["policy"]
+
+
+def test_show_missing_pid_is_one_line():
+    _one_line_error(pynuma("show", "99999999"), 1)
+
+
+# -- pynuma bench memory -----------------------------------------------------
+def test_bench_memory_json_tiny_run():
+    started = time.monotonic()
+    result = pynuma("bench", "memory", "--json", "--size", "2M", "--duration", "0.05")
+    assert result.returncode == 0, result.stderr
+    assert time.monotonic() - started < 60
+    out = json.loads(result.stdout)
+    n_cpu, n_mem = len(out["cpu_nodes"]), len(out["mem_nodes"])
+    assert n_cpu >= 1 and n_mem >= 1
+    assert len(out["latency_ns"]) == n_cpu and all(len(r) == n_mem for r in out["latency_ns"])
+    for i, node in enumerate(out["cpu_nodes"]):
+        if node in out["mem_nodes"]:
+            j = out["mem_nodes"].index(node)
+            assert out["latency_ns"][i][j] > 1.0  # a dependent load costs at least a nanosecond
+            assert out["read_gbps"][i][j] > 0 and out["copy_gbps"][i][j] > 0
+            assert out["normalised"][i][j] == 10
+    assert result.stderr == ""  # no progress when stderr is not a terminal
+
+
+@pytest.mark.parametrize("args", [["--size", "lots"], ["--duration", "0"], ["--threads", "0"],
+                                  ["--cpu-nodes", "4095"], []])
+def test_bench_bad_input_is_exit_2(args):
+    cmd = ["bench"] + (["memory"] + args if args else [])
+    _one_line_error(pynuma(*cmd), 2)
