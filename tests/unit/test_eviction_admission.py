@@ -22,3 +22,17 @@ def test_critical_pods_and_admission():
     assert admit(static, ["DiskPressure"]).admit is True
     res = admit(be, ["PIDPressure"])
     assert res.reason == "Evicted" and res.message == "The node had condition: [PIDPressure]. "
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("tol,ok", [
+    ({"operator": "Exists"}, True),
+    ({"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoExecute"}, False),
+    ({"key": "node.kubernetes.io/memory-pressure", "value": ""}, True),
+    ({"key": "node.kubernetes.io/memory-pressure", "value": "x"}, False),
+    ({"key": "node.kubernetes.io/disk-pressure", "operator": "Exists"}, False),
+])
+def test_best_effort_toleration_under_memory_pressure(tol, ok):
+    assert admit(PODS[0], ["MemoryPressure"], [tol]).admit is ok
