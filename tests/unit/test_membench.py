@@ -1,0 +1,146 @@
+"""The memory benchmark's loops and bookkeeping, on tiny buffers (native and pure twins)."""
+from __future__ import annotations
+
+import mmap
+import os
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from pynuma import _impl, membench
+from pynuma.errors import InputError
+
+
+def _cycle(buf, stride):
+    """Slots visited from offset 0 until the walk returns (the chase buffer's cycle)."""
+    words = memoryview(buf).cast("B")[: len(buf) // 8 * 8].cast("Q")
+    seen = []
+    off = 0
+    while True:
+        seen.append(off)
+        off = words[off // 8]
+        if off == 0 or len(seen) > len(buf):
+            return seen
+
+
+@pytest.mark.parametrize("slots, stride", [(2, 8), (3, 64), (64, 64), (100, 128)])
+def test_chase_buffer_is_one_cycle_through_every_slot(backend, slots, stride):
+    impl = backend("membench")
+    buf = bytearray(slots * stride)
+    impl.chase_build(buf, stride, 7)
+    visited = _cycle(buf, stride)
+    assert sorted(visited) == [i * stride for i in range(slots)]
+
+
+@given(slots=st.integers(2, 300), seed=st.integers(0, 2**64 - 1), stride=st.sampled_from([8, 16, 64]))
+@settings(max_examples=100, deadline=None)
+def test_native_and_pure_build_the_same_buffer(slots, seed, stride):
+    impls = _impl.implementations("membench")
+    if "native" not in impls:
+        pytest.skip("native membench not built")
+    a, b = bytearray(slots * stride + 5), bytearray(slots * stride + 5)
+    impls["native"].chase_build(a, stride, seed)
+    impls["pure"].chase_build(b, stride, seed)
+    assert a == b
+
+
+def test_chase_run_follows_the_links(backend):
+    impl = backend("membench")
+    buf = bytearray(32 * 64)
+    impl.chase_build(buf, 64, 3)
+    order = _cycle(buf, 64)
+    ns, end = impl.chase_run(buf, 0, 5)
+    assert end == order[5] and ns >= 0
+    assert impl.chase_run(buf, 0, 32)[1] == 0  # a full lap returns to the start
+
+
+def test_read_and_copy_loops(backend):
+    impl = backend("membench")
+    src = bytearray(os.urandom(4096 + 3))
+    ns, total = impl.read_run(src, 2)
+    words = memoryview(src)[:4096].cast("Q")
+    assert total == sum(words) % (1 << 64) and ns >= 0
+    dst = bytearray(len(src))
+    impl.copy_run(dst, src, 2)
+    assert dst == src
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.chase_build(bytearray(64), 12, 1),      # stride not a multiple of 8
+    lambda m: m.chase_build(bytearray(64), 64, 1),      # a single slot
+    lambda m: m.chase_run(bytearray(64), 64, 1),        # start outside
+    lambda m: m.copy_run(bytearray(8), bytearray(16), 1),
+    lambda m: m.read_run(bytearray(), 1),
+])
+def test_bad_buffers_raise_valueerror(backend, call):
+    with pytest.raises(ValueError):
+        call(backend("membench"))
+
+
+def test_single_measurements_on_a_tiny_buffer():
+    buf = mmap.mmap(-1, 64 * 1024)
+    lat = membench.chase_latency(buf, 0.01)
+    assert lat > 0
+    src, dst = mmap.mmap(-1, 64 * 1024), mmap.mmap(-1, 64 * 1024)
+    src.write(b"\x01" * len(src))
+    assert membench.read_bandwidth(src, 0.01) > 0
+    assert membench.copy_bandwidth(dst, src, 0.01) > 0
+    assert dst[:] == src[:]
+
+
+def test_run_on_this_host_gives_a_square_per_reported_node():
+    from pynuma.discover import discover
+
+    topo = discover()
+    result = membench.run(topo, size=256 * 1024, duration=0.01, threads=2)
+    assert len(result.latency_ns) == len(result.cpu_nodes)
+    for i, node in enumerate(result.cpu_nodes):
+        j = result.mem_nodes.index(node) if node in result.mem_nodes else None
+        if j is not None:
+            assert result.latency_ns[i][j] > 0 and result.normalised[i][j] == 10
+            assert result.read_gbps[i][j] > 0 and result.copy_gbps[i][j] > 0
+    data = result.to_dict()
+    assert data["size_bytes"] == 256 * 1024 and data["threads"] == 2
+    assert data["firmware"] is None or len(data["firmware"]) == len(result.cpu_nodes)
+
+
+def test_run_with_the_pure_loops_measures_only_local_memory(monkeypatch):
+    from pynuma import bind
+    from pynuma.discover import discover
+
+    monkeypatch.setattr(membench, "_bench", _impl.implementations("membench")["pure"])
+    monkeypatch.setattr(bind, "_sys", _impl.implementations("sys")["pure"])
+    result = membench.run(discover(), size=8192, duration=0.001)
+    assert not result.memory_bound and result.warnings
+    for i, row in enumerate(result.latency_ns):
+        for j, value in enumerate(row):
+            assert (value is None) == (result.cpu_nodes[i] != result.mem_nodes[j])
+
+
+def test_normalise_scales_rows_to_local_10():
+    got = membench.normalise([[100.0, 210.0], [190.0, 95.0]], [0, 1], [0, 1])
+    assert got == [[10, 21], [20, 10]]
+    # CPU node without memory: its best pair becomes 10; unmeasured pairs stay None
+    assert membench.normalise([[120.0, None, 180.0]], [5], [0, 1, 2]) == [[10, None, 15]]
+
+
+@pytest.mark.parametrize("text, value", [("65536", 65536), ("64K", 64 << 10), ("64M", 64 << 20), ("1g", 1 << 30),
+                                         ("64MiB", 64 << 20), ("2GB", 2 << 30), ("8 M", 8 << 20)])
+def test_parse_size(text, value):
+    assert membench.parse_size(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "lots", "1.5G", "-1M", "64X", "64iB"])
+def test_parse_size_rejects(text):
+    with pytest.raises(InputError):
+        membench.parse_size(text)
+
+
+def test_run_rejects_bad_parameters():
+    from pynuma.discover import discover
+
+    topo = discover()
+    with pytest.raises(InputError):
+        membench.run(topo, size=64, duration=0.01)
+    with pytest.raises(InputError):
+        membench.run(topo, size=1 << 20, duration=0)
