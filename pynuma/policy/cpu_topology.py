@@ -228,6 +228,13 @@ class CPUTopology:
         idx = {n: i for i, n in enumerate(self.machine_numa_nodes)}
         return self.distances[idx[a]][idx[b]]
 
+    def distance_map(self) -> Optional[Dict[int, Dict[int, int]]]:
+        """``{i: {j: distance}}`` over ``machine_numa_nodes`` (``None`` without a matrix)."""
+        if self.distances is None:
+            return None
+        nodes = self.machine_numa_nodes
+        return {a: {b: self.distances[i][j] for j, b in enumerate(nodes)} for i, a in enumerate(nodes)}
+
     def declared(self) -> Dict[str, int]:
         return {"num_cpus": self.num_cpus, "num_cores": self.num_cores, "num_sockets": self.num_sockets,
                 "num_numa_nodes": self.num_numa_nodes, "num_uncore_caches": self.num_uncore_caches}

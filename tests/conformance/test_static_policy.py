@@ -64,7 +64,7 @@ def test_static_policy(v):
         return
     pod = make_pod(v["pod"])
     if op == "allocate":
-        first = pod.containers[0] if pod.containers else pod.init_containers[0]
+        first = pod.container(v["pod"]["containers"][0]["name"])  # the first container as listed
         before = state.copy()
         if "error" in expect:
             _expect_error(v, lambda: policy.allocate(state, pod, first, v.get("hint") and v["hint"]["numa"]))

@@ -89,6 +89,8 @@ def test_memory_only_node_is_kept_for_the_topology_manager():
     doc = dict(MINIMAL, numa_nodes=[0, 1], distances=[[10, 20], [20, 10]])
     t = load_cpu_topology_data(doc)
     assert t.numa_nodes() == [0] and t.machine_numa_nodes == (0, 1) and t.distance(1, 0) == 20
+    assert t.distance_map() == {0: {0: 10, 1: 20}, 1: {0: 20, 1: 10}}
+    assert load_cpu_topology_data(MINIMAL).distance_map() is None
 
 
 @pytest.mark.parametrize("bad, words", [
