@@ -272,3 +272,33 @@ def test_corpus_topology_carries_devices_through_json(pci_dumps):
         again = Topology.from_dict(json.loads(json.dumps(topo.to_dict())))
         assert again.devices == topo.devices
         assert again.net_interfaces == topo.net_interfaces
+
+
+def test_topology_cli_shows_devices_under_their_node(pci_dumps):
+    import subprocess
+    import sys
+
+    for root in pci_dumps:
+        run = lambda *a: subprocess.run([sys.executable, "-m", "pynuma", "topology", "--root", str(root), *a],
+                                        capture_output=True, text=True, timeout=120)
+        devs = {d.address: d for d in dv.discover_devices(FsRoot(str(root)))}
+        table = run("--devices")
+        assert table.returncode == 0, table.stderr
+        assert all(addr in table.stdout for addr in devs)
+        assert "(links from sysfs)" in table.stdout  # a dump never goes to netlink
+        as_json = json.loads(run("--devices", "--json").stdout)
+        assert [d["address"] for d in as_json["devices"]] == sorted(devs)
+        full = json.loads(run("--json").stdout)
+        assert len(full["devices"]) == len(devs)
+        tree = run().stdout.splitlines()
+        for addr, dev in devs.items():
+            if dev.kind == "other" and not dev.net:
+                continue
+            (line,) = [i for i, text in enumerate(tree) if f"PCI {addr} " in text]
+            heads = ("NUMANode N#", "NUMA locality unknown", "(not reported here)")
+            nodes_above = [text for text in tree[:line] if any(h in text for h in heads)]
+            if dev.numa_node is None:
+                assert "NUMA locality unknown" in nodes_above[-1]
+            else:  # under its node, or in the list of devices on nodes the cpuset hides
+                assert (f"NUMANode N#{dev.numa_node} " in nodes_above[-1]
+                        or f"NUMA node {dev.numa_node} (not reported here)" in nodes_above[-1])
