@@ -1,0 +1,186 @@
+"""``pynuma admit``: would the kubelet admit this pod here, and with which CPUs, memory and devices?
+
+    pynuma admit pod.yaml --policy restricted --reserved-cpus 0,1 --topology topo.json
+    pynuma admit pods.yaml --scope pod --memory-policy static --reserved-memory 0:memory=1Gi --root /dump --json
+    pynuma admit pod.yaml --state-dir /var/lib/kubelet --commit      # record the allocation
+
+Per container: each provider's hints, the merged hint, the exclusive CPUs
+(static CPU policy), the memory blocks (static Memory Manager, with
+``--memory-policy static``) and devices (``--devices FILE``: JSON list of
+``{resource, id, numa}``), then admit or reject with the kubelet's reason.
+Several pods in the file are admitted in order against the same state.
+``--state-dir`` reads ``cpu_manager_state`` / ``memory_manager_state`` there;
+``--commit`` writes them back atomically when every pod was admitted.
+``--policy`` defaults to best-effort (the kubelet's default is none, which
+computes no hints).  Exit 0 when every pod is admitted, 1 when one is
+rejected, 2 on bad input.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+from ..errors import InputError, ParseError
+from ._common import add_json, add_root, parser, print_json
+
+CPU_STATE = "cpu_manager_state"
+MEMORY_STATE = "memory_manager_state"
+
+
+def _build_parser():
+    p = parser("admit", "Admit pods as the kubelet's Topology, CPU and Memory Managers would.")
+    p.add_argument("pod", metavar="POD.yaml", help="pod manifest(s): YAML or JSON, one or more pods")
+    p.add_argument("--policy", default="best-effort", metavar="P",
+                   help="Topology Manager policy: none, best-effort (default), restricted, single-numa-node")
+    p.add_argument("--scope", default="container", metavar="S", help="container (default) or pod")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="Topology Manager policy option (repeatable)")
+    p.add_argument("--cpu-policy", default="static", choices=("static", "none"), help="CPU Manager policy")
+    p.add_argument("--cpu-option", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="CPU Manager policy option (repeatable), e.g. full-pcpus-only")
+    p.add_argument("--reserved-cpus", default="", metavar="LIST", help="reserved CPUs (cpulist)")
+    p.add_argument("--memory-policy", default="none", choices=("none", "static"), help="Memory Manager policy")
+    p.add_argument("--reserved-memory", default="", metavar="SPEC",
+                   help="--reserved-memory of the kubelet, e.g. '0:memory=1Gi;1:memory=1Gi'")
+    p.add_argument("--devices", metavar="FILE", help="JSON list of devices: [{resource, id, numa}]")
+    p.add_argument("--state-dir", metavar="DIR", help="directory holding the kubelet's checkpoint files")
+    p.add_argument("--commit", action="store_true", help="write the allocation to the state dir's checkpoints")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--topology", metavar="FILE",
+                     help="saved 'pynuma topology --json' or a kubelet-style CPU topology JSON")
+    add_root(src)
+    add_json(p)
+    return p
+
+
+def _cpu(args, topo, tm_policy):
+    from ..cpuset import CPUSet
+    from ..policy.cpu_options import ALL_GATES_ON, parse_options
+    from ..policy.cpu_static import CPUState, new_policy
+
+    raw = {}
+    for item in args.cpu_option:
+        name, eq, value = item.partition("=")
+        raw[name.strip()] = value.strip() if eq else "true"
+    try:
+        reserved = CPUSet.parse(args.reserved_cpus) if args.reserved_cpus else CPUSet()
+    except ValueError as err:
+        raise InputError(f"--reserved-cpus: bad cpulist {args.reserved_cpus!r}: {err}") from None
+    if args.cpu_policy == "static":
+        policy = new_policy("static", topo, num_reserved=len(reserved), reserved=reserved,
+                            options=parse_options(raw, ALL_GATES_ON), topology_manager_policy=tm_policy)
+    else:
+        policy = new_policy("none", topo)
+    state = CPUState()
+    path = os.path.join(args.state_dir, CPU_STATE) if args.state_dir else None
+    if path and os.path.exists(path):
+        from ..state.cpu_checkpoint import read_file
+
+        restored = read_file(path, configured_policy=args.cpu_policy)
+        state = CPUState(restored.default, restored.assignments)
+    policy.start(state)
+    return policy, state, path
+
+
+def _memory(args):
+    from ..policy.memory_manager import MemoryManager, machine_for
+
+    if args.memory_policy != "static":
+        return None, None
+    if not args.reserved_memory:
+        raise InputError("--memory-policy static needs --reserved-memory (the kubelet requires it)")
+    mm = MemoryManager.from_machine(machine_for(args.topology, args.root or "/"), args.reserved_memory)
+    path = os.path.join(args.state_dir, MEMORY_STATE) if args.state_dir else None
+    if path and os.path.exists(path):
+        mm.load(path)
+    return mm, path
+
+
+def _devices(args, nodes):
+    if not args.devices:
+        return None
+    from ..policy.devices import DeviceHintProvider, DeviceInventory
+
+    try:
+        with open(args.devices, encoding="utf-8") as f:
+            raw = json.load(f)
+    except OSError as err:
+        raise InputError(f"{args.devices}: {err.strerror or err}") from None
+    except ValueError as err:
+        raise ParseError(args.devices, f"not JSON: {err}") from None
+    try:
+        return DeviceHintProvider(DeviceInventory.from_json(raw), nodes)
+    except ValueError as err:
+        raise ParseError(args.devices, str(err)) from None
+
+
+def _hint_text(h) -> str:
+    if h is None:
+        return "-"
+    nodes = "any" if h["numa"] is None else ",".join(map(str, h["numa"])) or "none"
+    return nodes + ("" if h["preferred"] else "~")
+
+
+def _print_text(reports) -> None:
+    for r in reports:
+        state = "admitted" if r["admit"] else f"REJECTED: {r['reason']}: {r['message']}"
+        print(f"pod {r['pod']} ({r['policy']}, {r['scope']} scope): {state}")
+        for c in r["containers"]:
+            hints = []
+            for prov, answer in c["hints"].items():
+                if answer is None:
+                    hints.append(f"{prov}=any")
+                    continue
+                for res, lst in answer.items():
+                    shown = "any" if lst is None else ("none" if not lst else " ".join(_hint_text(h) for h in lst[:6]))
+                    more = "" if lst is None or len(lst) <= 6 else f" +{len(lst) - 6}"
+                    hints.append(f"{res}=[{shown}{more}]")
+            mem = " ".join(f"{b['type']}:{b['size']}@{','.join(map(str, b['numa']))}" for b in c["memory"])
+            devs = " ".join(f"{k}:{','.join(v)}" for k, v in c["devices"].items())
+            print(f"  {c['kind']:<7} {c['name']:<20} hint {_hint_text(c['hint']):<8} cpus {c['cpus'] or 'shared':<12}"
+                  f"{(' memory ' + mem) if mem else ''}{(' devices ' + devs) if devs else ''}")
+            if hints:
+                print(f"          hints: {'; '.join(hints)}")
+        print("  (~ = not preferred)")
+
+
+def main(argv) -> int:
+    args = _build_parser().parse_args(argv)
+    from ..pod import load_pods
+    from ..policy.admit import admit_pod
+    from ..policy.numa_info import NUMAInfo
+    from ..policy.topology_manager import TopologyManager
+    from ..topology_file import cpu_topology_for
+    from .hints import parse_option_args
+
+    if args.commit and not args.state_dir:
+        raise InputError("--commit needs --state-dir DIR (where the checkpoint files live)")
+    if args.state_dir and not os.path.isdir(args.state_dir):
+        raise InputError(f"--state-dir {args.state_dir}: not a directory")
+    pods = load_pods(args.pod)
+    topo = cpu_topology_for(args.topology, args.root or "/")
+    try:
+        info = NUMAInfo.from_matrix(topo.machine_numa_nodes, topo.distances)
+    except ValueError:
+        info = NUMAInfo.from_matrix(topo.machine_numa_nodes, None)
+    manager = TopologyManager.create(info, args.policy, args.scope, parse_option_args(args.option))
+    policy, state, cpu_path = _cpu(args, topo, args.policy)
+    memory, mem_path = _memory(args)
+    devices = _devices(args, info.nodes)
+    reports = [admit_pod(pod, manager, (policy, state), memory, devices).to_json() for pod in pods]
+    admitted = all(r["admit"] for r in reports)
+    committed = False
+    if args.commit and admitted:
+        from ..state.cpu_checkpoint import write_file
+
+        write_file(cpu_path, args.cpu_policy, state.default, state.assignments)
+        if memory is not None:
+            memory.save(mem_path)
+        committed = True
+    if args.json:
+        print_json({"admit": admitted, "committed": committed, "pods": reports})
+    else:
+        _print_text(reports)
+        if args.commit:
+            print("committed to " + args.state_dir if committed else "nothing committed (a pod was rejected)")
+    return 0 if admitted else 1
