@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from pynuma.pod import Pod
-from pynuma.policy.eviction.ranking import PodStats, chain, comparator_by_name, order, stats_lookup
+from pynuma.policy.eviction.comparators import chain, comparator_by_name, order
+from pynuma.policy.eviction.ranking import PodStats, stats_lookup
 
 from .vectors import vectors
 

@@ -6,6 +6,7 @@ from fractions import Fraction
 from hypothesis import given, settings, strategies as st
 
 from pynuma.pod import Pod
+from pynuma.policy.eviction import comparators as c
 from pynuma.policy.eviction import ranking as r
 from pynuma.quantity import Quantity
 
@@ -96,14 +97,23 @@ def test_memory_ranking_is_a_sorted_permutation(rows):
     lookup = r.stats_lookup(stats)
     out = r.rank_memory_pressure(pods, lookup)
     assert sorted(p.name for p in out) == sorted(p.name for p in pods)
-    cmp = r.chain(r.exceed_memory_requests(lookup), r.priority, r.memory(lookup))
+    cmp = c.chain(c.exceed_memory_requests(lookup), c.priority, c.memory(lookup))
     assert all(cmp(out[i], out[i + 1]) <= 0 for i in range(len(out) - 1))
+    assert out == c.order(pods, cmp)  # the key sort agrees with the comparator chain, ties included
 
 
-def test_from_usage_builds_per_container_and_volume_stats():
-    p = Pod.from_dict({"name": "p", "containers": [{"name": "a"}, {"name": "b"}],
-                       "volumes": [{"name": "v", "emptyDir": {}}]})
-    s = r.PodStats.from_usage(p, {"container_rootfs": "1Mi", "per_local_volume": "2Mi", "process_count": 3})
-    assert [c.name for c in s.containers] == ["a", "b"]
-    assert s.containers[0].rootfs.used_bytes == MI and s.containers[1].logs.used_bytes == 0
-    assert s.volumes["v"].used_bytes == 2 * MI and s.process_count == 3 and s.memory_working_set is None
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(-2, 2), st.integers(0, 50), st.integers(0, 50), st.integers(0, 30),
+                          st.booleans()), min_size=1, max_size=10),
+       st.sampled_from(["ephemeral-storage", "inodes"]))
+def test_disk_and_pid_key_rankings_match_the_comparator_chains(rows, resource):
+    pods = [pod(f"p{i}", prio, eph_req=f"{req}" if req else None) for i, (prio, _, req, _, _) in enumerate(rows)]
+    stats = {p.uid: r.PodStats(process_count=procs, containers=(r.ContainerStats(p.name, r.FsUsage(use, use),
+                                                                                 r.FsUsage(0, 0)),))
+             for p, (_, use, _, procs, has) in zip(pods, rows) if has}
+    lookup = r.stats_lookup(stats)
+    measured = (r.FS_ROOT, r.FS_LOGS)
+    want = c.order(pods, c.chain(c.exceed_disk_requests(lookup, measured, resource), c.priority,
+                                 c.disk(lookup, measured, resource)))
+    assert r.rank_disk_pressure(measured, resource)(pods, lookup) == want
+    assert r.rank_pid_pressure(pods, lookup) == c.order(pods, c.chain(c.priority, c.process(lookup)))

@@ -11,7 +11,7 @@ from typing import Mapping, Optional
 from ...pod import Pod
 from ...quantity import Quantity
 from .messages import container_ephemeral_message, empty_dir_message, pod_ephemeral_message
-from .ranking import PodStats
+from .podstats import PodStats
 from .signals import EPHEMERAL_STORAGE
 
 

@@ -24,7 +24,8 @@ from .admission import AdmitResult, admit, is_critical_pod  # noqa: F401 - re-ex
 from .local_storage import local_storage_violation
 from .messages import eviction_message, evicted_status
 from .observations import Observation
-from .ranking import PodStats, signal_rank_funcs, stats_lookup
+from .podstats import PodStats
+from .ranking import signal_rank_funcs, stats_lookup
 from .signals import (
     CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE, NODEFS_AVAILABLE,
     NODEFS_INODES_FREE,

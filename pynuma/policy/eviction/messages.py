@@ -7,7 +7,7 @@ from ...pod import Pod
 from ...quantity import Quantity
 from .met import threshold_met_info
 from .observations import Observation, quantity_format
-from .ranking import PodStats
+from .podstats import PodStats
 from .signals import EPHEMERAL_STORAGE, MEMORY
 from .thresholds import Threshold
 

@@ -117,7 +117,7 @@ def make_signal_observations(summary: Mapping) -> Dict[str, Observation]:
 
 def pod_stats_from_summary(summary: Mapping) -> Dict[str, Any]:
     """Per-pod usage (``uid -> PodStats``) from the ``pods`` list of a kubelet stats summary."""
-    from .ranking import ContainerStats, FsUsage, PodStats
+    from .podstats import ContainerStats, FsUsage, PodStats
 
     def fs(d: Any) -> Optional[FsUsage]:
         if not isinstance(d, Mapping):

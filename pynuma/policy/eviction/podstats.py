@@ -1,0 +1,65 @@
+"""Per-pod usage as the kubelet's stats summary reports it (what eviction ranks on)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Tuple
+
+from ...pod import Pod
+from ...quantity import Quantity
+
+
+@dataclass(frozen=True)
+class FsUsage:
+    """Bytes and inodes used (``None`` = not reported)."""
+
+    used_bytes: Optional[int] = None
+    inodes_used: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class ContainerStats:
+    """One container's usage: writable layer, logs, memory working set."""
+
+    name: str
+    rootfs: Optional[FsUsage] = None
+    logs: Optional[FsUsage] = None
+    memory_working_set: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class PodStats:
+    """One pod's usage as the stats summary reports it."""
+
+    memory_working_set: Optional[int] = None
+    process_count: Optional[int] = None
+    containers: Tuple[ContainerStats, ...] = ()
+    volumes: Mapping[str, FsUsage] = field(default_factory=dict)
+    ephemeral_storage: Optional[FsUsage] = None
+
+    @classmethod
+    def from_usage(cls, pod: Pod, usage: Mapping) -> "PodStats":
+        """From the compact ``usage`` map of the conformance vectors and ``--pods`` files.
+
+        Keys: ``memory_working_set``, ``process_count``, ``container_rootfs`` /
+        ``container_logs`` (+ ``_inodes``; used by *each* app container),
+        ``container_memory_working_set`` (each app container; optional),
+        ``per_local_volume`` (+ ``_inodes``; each declared volume), ``pod_ephemeral_storage``.
+        """
+        def num(key: str) -> Optional[int]:
+            v = usage.get(key)
+            return None if v is None else Quantity.parse(v).value()
+
+        def fs(b: str, i: str) -> FsUsage:
+            return FsUsage(num(b) or 0, num(i) or 0)
+
+        containers = tuple(
+            ContainerStats(c.name, fs("container_rootfs", "container_rootfs_inodes"),
+                           fs("container_logs", "container_logs_inodes"), num("container_memory_working_set"))
+            for c in pod.containers)
+        vols = {}
+        for v in pod.volumes:
+            if isinstance(v, Mapping) and v.get("name"):
+                vols[str(v["name"])] = fs("per_local_volume", "per_local_volume_inodes")
+        eph = num("pod_ephemeral_storage")
+        return cls(num("memory_working_set"), num("process_count"), containers, vols,
+                   None if eph is None else FsUsage(eph, None))
