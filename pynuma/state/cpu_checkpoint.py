@@ -189,12 +189,15 @@ class RestoredState:
         self.checkpoint = checkpoint
 
 
-def load(text: str, configured_policy: Optional[str] = None,
+def load(text: Optional[str], configured_policy: Optional[str] = None,
          container_map: Optional[Mapping[str, Tuple[str, str]]] = None) -> RestoredState:
     """Restore from checkpoint text (the kubelet's ``restoreState``); ``CheckpointError`` on any problem.
 
     ``configured_policy`` (when given) must equal the stored policy name.
+    ``text=None`` means there is no file: the kubelet starts from an empty state.
     """
+    if text is None:
+        return RestoredState(configured_policy or "", CPUSet(), {}, None)
     try:
         cp = decode(text)
         entries = migrate(cp, container_map)
@@ -240,12 +243,19 @@ def dumps(policy_name: str, default: CPUSet, assignments: Mapping[str, Mapping[s
 
 
 def read_file(path: str, configured_policy: Optional[str] = None,
-              container_map: Optional[Mapping[str, Tuple[str, str]]] = None) -> RestoredState:
-    """Restore from a file; ``CheckpointError`` naming it when it is unreadable or corrupt."""
+              container_map: Optional[Mapping[str, Tuple[str, str]]] = None,
+              missing_ok: bool = False) -> RestoredState:
+    """Restore from a file; ``CheckpointError`` naming it when it is unreadable or corrupt.
+
+    A missing file is an :class:`InputError`, or (``missing_ok``) the empty
+    state the kubelet starts from.
+    """
     try:
         with open(path, encoding="utf-8", errors="surrogateescape") as f:
             text = f.read()
     except FileNotFoundError:
+        if missing_ok:
+            return load(None, configured_policy)
         raise InputError(f"{path}: no such file") from None
     except OSError as err:
         raise CheckpointError(f"{path}: {err.strerror or err}") from None
