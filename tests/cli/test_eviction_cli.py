@@ -99,6 +99,8 @@ def test_kubelet_config_file(tmp_path, root, capsys):
     (["--kubelet-config", "/nonexistent/k.yaml"], "/nonexistent/k.yaml"),
     (["--stats", "/nonexistent/s.json"], "/nonexistent/s.json"),
     (["--watch", "0"], "--watch"),
+    (["--pods", "/nonexistent/pods.yaml"], "/nonexistent/pods.yaml"),
+    (["--eviction-pressure-transition-period", "soon"], "invalid duration"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, needle, capsys, tmp_path):
     rc = main(["eviction", "--root", str(tmp_path), *argv])
@@ -112,3 +114,18 @@ def test_runs_as_a_command(root):
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("SIGNAL") and "conditions:" in p.stdout
+
+
+def test_live_host_read_only(capsys):
+    """On this machine: memory capacity is MemTotal and available never exceeds it."""
+    from pynuma.eviction_host import parse_meminfo
+    from pynuma.fsroot import FsRoot
+
+    meminfo = parse_meminfo(FsRoot("/").read_text("/proc/meminfo"))
+    out = run_json(capsys, "--explain")
+    mem = out["observations"].get("memory.available")
+    if mem is None:
+        pytest.skip("no memory cgroup readable here: " + "; ".join(out.get("warnings", [])))
+    assert mem["capacity"] == meminfo["MemTotal"]
+    assert 0 <= mem["available"] <= mem["capacity"]
+    assert out["explain"]["kubelet_memory_available"] == mem["available"]
