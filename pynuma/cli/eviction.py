@@ -131,10 +131,12 @@ def _cgroup_pods(reading, pods):
 def _gather(args, fs, config):
     """(NodeStats, pods, layout, HostReading or None) for one pass."""
     from ..errors import InputError
+    from ..pod import Pod
     from ..policy.eviction.manager import FsLayout, NodeStats
     from ..policy.eviction.observations import make_signal_observations, pod_stats_from_summary
 
     pods, stats, grace = _load_pod_file(args.pods) if args.pods else ([], {}, {})
+    pods = list(pods)
     reading = None
     if args.stats:
         try:
@@ -147,8 +149,16 @@ def _gather(args, fs, config):
         if not isinstance(summary, dict):
             raise InputError(f"{args.stats}: expected a stats summary object")
         observations = make_signal_observations(summary)
+        known = {p.uid for p in pods}
         for uid, s in pod_stats_from_summary(summary).items():
             stats.setdefault(uid, s)
+        for entry in summary.get("pods") or []:
+            ref = entry.get("podRef") if isinstance(entry, dict) else None
+            if isinstance(ref, dict) and ref.get("uid") and ref["uid"] not in known:
+                # Summary-only pods: no spec, so no requests or priority (rank by usage alone).
+                known.add(ref["uid"])
+                pods.append(Pod(name=str(ref.get("name") or ref["uid"]),
+                                namespace=str(ref.get("namespace") or "default"), uid=str(ref["uid"])))
         layout = FsLayout()
     else:
         from ..eviction_host import read_host

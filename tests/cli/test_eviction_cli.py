@@ -129,3 +129,18 @@ def test_live_host_read_only(capsys):
     assert mem["capacity"] == meminfo["MemTotal"]
     assert 0 <= mem["available"] <= mem["capacity"]
     assert out["explain"]["kubelet_memory_available"] == mem["available"]
+
+
+def test_a_kubelet_stats_summary_alone(tmp_path, capsys):
+    summary = {"node": {"memory": {"availableBytes": 50 << 20, "workingSetBytes": 4 << 30}},
+               "pods": [{"podRef": {"name": "small", "namespace": "a", "uid": "u1"}, "memory": {"workingSetBytes": 1}},
+                        {"podRef": {"name": "hog", "namespace": "b", "uid": "u2"},
+                         "memory": {"workingSetBytes": 3 << 30},
+                         "containers": [{"name": "main", "memory": {"workingSetBytes": 3 << 30}}]}]}
+    f = tmp_path / "summary.json"
+    f.write_text(json.dumps(summary))
+    out = run_json(capsys, "--stats", str(f))  # default thresholds: memory.available<100Mi
+    assert out["conditions"] == ["MemoryPressure"] and out["ranked"] == ["hog", "small"]
+    ev = out["evicted"][0]
+    assert ev["namespace"] == "b" and ev["pod"] == "hog"
+    assert ev["message"] == ("The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ")
