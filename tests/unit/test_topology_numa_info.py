@@ -1,0 +1,35 @@
+"""NUMAInfo: distances by node id, averages, closest and narrowest."""
+from __future__ import annotations
+
+import pytest
+
+from pynuma.policy.bitmask import NUMAMask
+from pynuma.policy.numa_info import NUMAInfo
+
+D = [[10, 11, 21, 21], [11, 10, 21, 21], [21, 21, 10, 11], [21, 21, 11, 10]]
+
+
+def test_sparse_node_ids_keep_rows_aligned():
+    info = NUMAInfo.from_matrix([0, 2], [[10, 30], [30, 10]])
+    assert info.average_distance(NUMAMask([0, 2])) == 20
+    assert info.matrix() == [[10, 30], [30, 10]]
+
+
+def test_bad_matrix_shape():
+    with pytest.raises(ValueError):
+        NUMAInfo.from_matrix([0, 1], [[10]])
+
+
+def test_closest_prefers_size_then_distance_then_value():
+    info = NUMAInfo.from_matrix(range(4), D)
+    assert info.closest(NUMAMask([0, 2]), NUMAMask([2, 3])) == NUMAMask([2, 3])
+    assert info.closest(NUMAMask([0, 1, 2]), NUMAMask([3])) == NUMAMask([3])
+    assert info.closest(NUMAMask([2, 3]), NUMAMask([0, 1])) == NUMAMask([0, 1])  # equal averages: lower value
+
+
+def test_without_distances():
+    info = NUMAInfo.from_matrix([0, 1], None)
+    assert not info.has_distances and info.matrix() is None
+    with pytest.raises(ValueError):
+        info.average_distance(NUMAMask([0]))
+    assert info.average_distance(NUMAMask()) == 0
