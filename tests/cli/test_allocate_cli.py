@@ -87,3 +87,25 @@ def test_bad_topology_file(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"cpus": 3}')
     assert str(bad) in one_line_error(run("--count", "1", "--topology", str(bad)), 2)
+
+
+def test_root_dump_uses_discovered_online_cpus(tmp_path):
+    import tarfile
+
+    from tests.conformance.vectors import conformance_dir
+
+    case = conformance_dir() / "topology" / "16em64t-4s2c2t-offlines"
+    archive = case / "16em64t-4s2c2t-offlines.tar.bz2"
+    if not archive.is_file():
+        pytest.skip("shared topology corpus not present")
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path)
+    roots = [p for p in tmp_path.iterdir() if p.is_dir()]
+    root = roots[0] if len(roots) == 1 and (roots[0] / "sys").is_dir() else tmp_path
+    online = CPUSet.parse(json.loads((case / "expected.json").read_text())["online_cpus"])
+    out = run("--count", "4", "--root", str(root), "--json")
+    assert out.returncode == 0, out.stderr
+    got = CPUSet.parse(json.loads(out.stdout)["cpus"])
+    assert len(got) == 4 and got <= online
+    too_many = run("--count", str(len(online) + 1), "--root", str(root))
+    assert too_many.returncode == 2

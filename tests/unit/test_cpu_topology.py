@@ -121,3 +121,17 @@ def test_unreadable_and_not_json(tmp_path):
 def test_round_trip_through_to_dict():
     again = load_cpu_topology_data(QUAD_NODE.to_dict())
     assert again.details == QUAD_NODE.details and again.declared() == QUAD_NODE.declared()
+
+
+def test_from_discovered_topology_skips_offline_and_falls_back_to_socket():
+    from types import SimpleNamespace as NS
+
+    cpus = [NS(id=0, online=True, package=0, node=0, core=0, uncore_cache=None),
+            NS(id=1, online=True, package=1, node=1, core=1, uncore_cache=3),
+            NS(id=2, online=False, package=1, node=1, core=1, uncore_cache=3)]
+    topo = NS(cpus=cpus, numa_nodes=[NS(id=0), NS(id=1), NS(id=2)],
+              distances=NS(nodes=[0, 1, 2], matrix=[[10, 20, 30], [20, 10, 30], [30, 30, 10]]))
+    t = CPUTopology.from_topology(topo)
+    assert t.cpus() == CPUSet([0, 1]) and t.details[0].uncore == 0 and t.details[1].uncore == 3
+    assert t.machine_numa_nodes == (0, 1, 2) and t.distance(2, 0) == 30
+    assert (t.num_sockets, t.num_numa_nodes, t.num_cores) == (2, 2, 2)
