@@ -12,6 +12,7 @@ from .. import _impl
 from ..cpuset import CPUSet
 from ..model import Cache
 from ..parse import parse_cache_size, parse_cache_type, parse_int, parse_prefixed_id
+from . import _groups
 
 _bitmap = _impl.select("bitmap")
 
@@ -33,29 +34,27 @@ def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
     caches: List[Cache] = []
     parse_mask = _bitmap.parse_cpumask
     for index in _indices(fs, reported):
-        remaining = reported
-        while remaining:
-            cpu = (remaining & -remaining).bit_length() - 1
+        def paths_of(cpu: int, index=index):
             base = f"{CPU_DIR}/cpu{cpu}/cache/index{index}/"
-            level_t, type_t, size_t, id_t, map_t = fs.read_many([base + n for n in _FILES])
+            return [base + n for n in _FILES]
+
+        def place(cpu: int, texts, left: int, index=index) -> Optional[int]:
+            level_t, type_t, size_t, id_t, map_t = texts
             if level_t is None:
-                remaining &= ~(1 << cpu)  # this CPU has no such cache index
-                continue
+                return None  # this CPU has no such cache index
             try:
-                members = 1 << cpu
-                if map_t is not None:
-                    members |= parse_mask(map_t) & reported
+                group = (parse_mask(map_t) & reported & left) | (1 << cpu) if map_t is not None else 1 << cpu
                 level = parse_int(level_t)
                 kind = parse_cache_type(type_t) if type_t is not None else "Unified"
                 size = parse_cache_size(size_t) if size_t is not None and size_t.strip(" \n\x00") else None
                 cache_id = parse_int(id_t) if id_t is not None else None
             except ValueError as err:
-                warnings.append(f"{fs.host_path(base)}: {err}; cache skipped")
-                remaining &= ~(1 << cpu)
-                continue
-            members &= remaining | (1 << cpu)
-            caches.append(Cache(level, kind, size, cache_id, CPUSet.from_bits(members)))
-            remaining &= ~members
+                warnings.append(f"{fs.host_path(f'{CPU_DIR}/cpu{cpu}/cache/index{index}')}: {err}; cache skipped")
+                return None
+            caches.append(Cache(level, kind, size, cache_id, CPUSet.from_bits(group)))
+            return group
+
+        _groups.walk(fs, reported, paths_of, place)
     return caches
 
 

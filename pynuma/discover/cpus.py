@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Tuple
 from .. import _impl
 from ..errors import ParseError
 from ..parse import parse_int, parse_online_flag, parse_prefixed_id
+from . import _groups as _groups_mod
 
 _bitmap = _impl.select("bitmap")
 
@@ -188,7 +189,7 @@ def _optional_int(fs, path: str, text: Optional[str], warnings: List[str]) -> Op
 
 
 def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, present: bool,
-            out: Dict[int, Optional[int]], warnings: List[str]):
+            out: Dict[int, Optional[int]], warnings: List[str]) -> List[Tuple[int, int]]:
     """Fill ``out[cpu] = group id`` reading each group's files once (from its lowest CPU).
 
     Returns ``[(id, cpus bitmap)]`` of the groups that have a mask.  Without
@@ -203,24 +204,27 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
     for cpu in cpus:
         remaining |= 1 << cpu
     parse_mask = _bitmap.parse_cpumask
-    while remaining:
-        cpu = (remaining & -remaining).bit_length() - 1
+
+    def paths_of(cpu: int):
         base = f"{CPU_DIR}/cpu{cpu}/topology/"
-        id_text, mask_text = fs.read_many([base + id_name, base + mask_name])
-        gid = _optional_int(fs, base + id_name, id_text, warnings)
+        return (base + id_name, base + mask_name)
+
+    def place(cpu: int, texts, left: int) -> Optional[int]:
+        id_text, mask_text = texts
+        gid = _optional_int(fs, paths_of(cpu)[0], id_text, warnings)
         if mask_text is None:
             out[cpu] = gid
-            remaining &= ~(1 << cpu)
-            continue
+            return None
         try:
-            members = (parse_mask(mask_text) & reported) | (1 << cpu)
+            group = _groups_mod.members(parse_mask(mask_text), reported, left, cpu)
         except ValueError as err:
-            raise ParseError(fs.host_path(base + mask_name), str(err)) from None
-        members &= remaining | (1 << cpu)  # a CPU belongs to the first group that claims it
-        for member in _bits(members):
+            raise ParseError(fs.host_path(paths_of(cpu)[1]), str(err)) from None
+        for member in _bits(group):
             out[member] = gid
-        groups.append((-1 if gid is None else gid, members))
-        remaining &= ~members
+        groups.append((-1 if gid is None else gid, group))
+        return group
+
+    _groups_mod.walk(fs, remaining, paths_of, place)
     return groups
 
 

@@ -22,9 +22,16 @@ _V1 = ("cpuset.cpus", "cpuset.mems")
 _LEGACY = ("cpus", "mems")
 
 
-def find_mount(fs) -> Optional[Tuple[str, Tuple[str, str]]]:
-    """(mount point, (cpus file name, mems file name)) of the cpuset hierarchy, or ``None``."""
-    text = fs.read_optional("/proc/mounts")
+_UNREAD = object()
+
+
+def find_mount(fs, text=_UNREAD) -> Optional[Tuple[str, Tuple[str, str]]]:
+    """(mount point, (cpus file name, mems file name)) of the cpuset hierarchy, or ``None``.
+
+    ``text`` is ``/proc/mounts`` when the caller already read it.
+    """
+    if text is _UNREAD:
+        text = fs.read_optional("/proc/mounts")
     if text is None:
         return None
     for _dev, point, fstype, options in parse_mounts(text):
@@ -39,15 +46,15 @@ def find_mount(fs) -> Optional[Tuple[str, Tuple[str, str]]]:
     return None
 
 
-def cgroup_name(fs) -> Optional[str]:
+def cgroup_name(fs, cpuset_text=_UNREAD, cgroup_text=_UNREAD) -> Optional[str]:
     """The process's cpuset cgroup path (``/proc/self/cpuset``, else ``/proc/self/cgroup``)."""
-    text = fs.read_optional("/proc/self/cpuset")
+    text = fs.read_optional("/proc/self/cpuset") if cpuset_text is _UNREAD else cpuset_text
     if text is not None:
         try:
             return parse_cgroup_path(text)
         except ValueError:
             pass
-    text = fs.read_optional("/proc/self/cgroup")
+    text = fs.read_optional("/proc/self/cgroup") if cgroup_text is _UNREAD else cgroup_text
     if text is None:
         return None
     try:
@@ -62,10 +69,11 @@ def cgroup_name(fs) -> Optional[str]:
 
 def allowed(fs, warnings: List[str]) -> Tuple[Optional[int], Optional[int]]:
     """(allowed CPUs bitmap, allowed memory nodes bitmap); ``None`` where unrestricted."""
-    mount = find_mount(fs)
+    mounts, cpuset, cgroup = fs.read_many(["/proc/mounts", "/proc/self/cpuset", "/proc/self/cgroup"])
+    mount = find_mount(fs, mounts)
     if mount is None:
         return None, None
-    name = cgroup_name(fs)
+    name = cgroup_name(fs, cpuset, cgroup)
     if name is None:
         return None, None
     point, files = mount

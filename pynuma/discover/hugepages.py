@@ -30,37 +30,39 @@ def node_dir(node_id: int) -> str:
 
 def read_pools(fs, directory: str, warnings: List[str], machine_wide: bool = False) -> Mapping[int, HugepagePool]:
     """``{size_kb: HugepagePool}`` of the pools under ``directory`` (empty when it is missing)."""
-    sizes = []
-    for name in fs.listdir(directory):
-        size = parse_hugepage_dirname(name)
-        if size is not None:
-            sizes.append(size)
-    if not sizes:
-        return MappingProxyType({})
+    return read_pools_many(fs, [directory], warnings, machine_wide)[0]
+
+
+def read_pools_many(fs, directories: List[str], warnings: List[str],
+                    machine_wide: bool = False) -> List[Mapping[int, HugepagePool]]:
+    """:func:`read_pools` of several directories, with one batched read of all their counts."""
     files = _GLOBAL_FILES if machine_wide else _NODE_FILES
-    paths = [f"{directory}/hugepages-{size}kB/{f}" for size in sorted(sizes) for f in files]
-    texts = fs.read_many(paths)
-    pools: Dict[int, HugepagePool] = {}
     width = len(files)
-    for k, size in enumerate(sorted(sizes)):
-        chunk = texts[k * width:(k + 1) * width]
+    plan = []  # (directory index, size)
+    paths: List[str] = []
+    for k, directory in enumerate(directories):
+        sizes = sorted(s for s in map(parse_hugepage_dirname, fs.listdir(directory)) if s is not None)
+        for size in sizes:
+            plan.append((k, size))
+            paths.extend(f"{directory}/hugepages-{size}kB/{f}" for f in files)
+    texts = fs.read_many(paths) if paths else []
+    pools: List[Dict[int, HugepagePool]] = [{} for _ in directories]
+    for j, (k, size) in enumerate(plan):
+        chunk_paths = paths[j * width:(j + 1) * width]
         values = []
         try:
-            for path, text in zip(paths[k * width:(k + 1) * width], chunk):
+            for path, text in zip(chunk_paths, texts[j * width:(j + 1) * width]):
                 where = path
                 values.append(None if text is None else parse_int(text))
         except ValueError as err:
             warnings.append(f"{fs.host_path(where)}: {err}; {size} kB pool skipped")
             continue
         if values[0] is None:
-            warnings.append(f"{fs.host_path(paths[k * width])}: missing; {size} kB pool skipped")
+            warnings.append(f"{fs.host_path(chunk_paths[0])}: missing; {size} kB pool skipped")
             continue
-        total = values[0]
-        free = values[1] if values[1] is not None else 0
-        surplus = values[2] if values[2] is not None else 0
-        reserved = (values[3] if values[3] is not None else 0) if machine_wide else None
-        pools[size] = HugepagePool(size, total, free, surplus, reserved)
-    return MappingProxyType(pools)
+        reserved = (values[3] or 0) if machine_wide else None
+        pools[k][size] = HugepagePool(size, values[0], values[1] or 0, values[2] or 0, reserved)
+    return [MappingProxyType(p) for p in pools]
 
 
 def node_pools(fs, node_id: int, warnings: List[str]) -> Mapping[int, HugepagePool]:

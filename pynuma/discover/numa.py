@@ -50,11 +50,12 @@ def read_nodes(fs, node_ids: List[int], reported: int, warnings: List[str]) -> L
         paths.append(f"{NODE_DIR}/node{n}/cpulist")
         paths.append(f"{NODE_DIR}/node{n}/meminfo")
     texts = fs.read_many(paths)
+    all_pools = hugepages.read_pools_many(fs, [hugepages.node_dir(n) for n in node_ids], warnings)
     nodes = []
     for k, n in enumerate(node_ids):
         cpus = _node_cpus(fs, n, paths[2 * k], texts[2 * k]) & reported
         total, free = _memory(fs, paths[2 * k + 1], texts[2 * k + 1], warnings)
-        pools = hugepages.node_pools(fs, n, warnings)
+        pools = all_pools[k]
         nodes.append(NumaNode(n, CPUSet.from_bits(cpus), total, free, pools, cpus != 0, total > 0))
     return nodes
 
