@@ -185,6 +185,18 @@ def _human(n, signal):
     return str(n)
 
 
+def _admission(conditions):
+    """What the kubelet's admission handler does with new pods under these conditions."""
+    from ..policy.eviction.messages import node_condition_message
+
+    if not conditions:
+        return "all pods admitted"
+    if list(conditions) == ["MemoryPressure"]:
+        return ("BestEffort pods rejected unless they tolerate node.kubernetes.io/memory-pressure:NoSchedule; "
+                "others admitted")
+    return f"non-critical pods rejected (reason Evicted): {node_condition_message(conditions).strip()}"
+
+
 def _report(config, state, decision, pods, stats, reading, explain):
     from ..policy.eviction.met import threshold_quantity
     from ..policy.eviction.ranking import rank_memory_pressure, stats_lookup
@@ -204,6 +216,7 @@ def _report(config, state, decision, pods, stats, reading, explain):
         "conditions": list(decision.conditions),
         "acting_on": {"signal": decision.signal, "resource": decision.resource} if decision.signal else None,
         "node_reclaim": list(decision.gc_invoked), "reclaimed_by_node_gc": decision.reclaimed_by_gc,
+        "admission": _admission(decision.conditions),
         "ranked": list(decision.ranked),
         "evicted": [e.to_dict() for e in decision.evicted],
     }
@@ -230,6 +243,7 @@ def _print_table(out):
         w(f"{r['signal']:<28} {_human(r['available'], r['signal']):>12} {_human(r['capacity'], r['signal']):>12} "
           f"{thr:>12} {kind:<10} {'yes' if r['met'] else ('no' if r['available'] is not None else 'no data')}\n")
     w(f"\nconditions: {', '.join(out['conditions']) or 'none'}\n")
+    w(f"admission: {out['admission']}\n")
     if out["acting_on"]:
         w(f"acting on: {out['acting_on']['signal']} (reclaim {out['acting_on']['resource']})\n")
     if out["node_reclaim"]:
