@@ -292,3 +292,23 @@ def is_cpu_checkpoint(doc: Any) -> bool:
 def entries_list(assignments: Mapping[str, Mapping[str, CPUSet]]) -> List[Tuple[str, str, CPUSet]]:
     """Assignments flattened to sorted ``(pod, container, cpus)`` rows."""
     return [(p, c, s) for p in sorted(assignments) for c, s in sorted(assignments[p].items())]
+
+
+def default_path(state_dir: str = DEFAULT_DIR) -> str:
+    """Where the kubelet keeps the checkpoint under ``state_dir`` (``--root-dir``)."""
+    return os.path.join(state_dir, CHECKPOINT_NAME)
+
+
+def load_state(state_dir: str, policy_name: str = "static"):
+    """``(policy name, CPUState)`` from ``state_dir``, empty when the file does not exist yet."""
+    from ..policy.cpu_static import CPUState
+
+    st = read_file(default_path(state_dir), policy_name, missing_ok=True)
+    return st.policy_name or policy_name, CPUState(st.default, st.assignments)
+
+
+def save_state(state_dir: str, policy_name: str, state) -> str:
+    """Write a :class:`CPUState` to ``state_dir`` atomically; returns the path."""
+    path = default_path(state_dir)
+    write_file(path, policy_name, state.default, state.assignments)
+    return path

@@ -110,3 +110,15 @@ def test_corrupt_file_read_names_it_and_leaves_it_untouched(tmp_path):
     with pytest.raises(CheckpointError, match=str(path)):
         ckpt.read_file(str(path))
     assert path.read_text() == bad and os.stat(path).st_mtime_ns == before.st_mtime_ns
+
+
+def test_state_dir_round_trip(tmp_path):
+    from pynuma.policy.cpu_static import CPUState
+
+    name, st = ckpt.load_state(str(tmp_path))
+    assert name == "static" and not st.default and not st.assignments  # no file yet: empty state
+    st = CPUState(CPUSet.parse("0-3"), {"p": {"c": CPUSet([4])}})
+    path = ckpt.save_state(str(tmp_path), "static", st)
+    assert path == ckpt.default_path(str(tmp_path))
+    name, again = ckpt.load_state(str(tmp_path))
+    assert again.default == st.default and again.assignments == st.assignments
