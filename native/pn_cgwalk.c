@@ -21,6 +21,15 @@
 #include <unistd.h>
 #include <dirent.h>
 
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+struct pn_open_how {
+    uint64_t flags, mode, resolve;
+};
+#define PN_RESOLVE_NO_SYMLINKS 0x04
+#define PN_RESOLVE_BENEATH 0x08
+
 #define VANISHED 1
 #define RDBUF 65536
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
@@ -286,10 +295,38 @@ static int container_of(const char *name, size_t n, int systemd, size_t *off, si
 
 static int gone(int e) { return e == ENOENT || e == ENODEV; }
 
-/* `fds`: the cgroup's directory fd per hierarchy.  `leaf` (containers): fds[0] is instead the
- * parent's fd and primary-hierarchy files are opened as "name/file", which saves opening and
- * closing the leaf directory (two of ~23 syscalls per container).  `name` came from a
- * getdents64 entry typed DT_DIR, so it is not a symlink and O_NOFOLLOW still guards the file. */
+static int openat2_missing;
+
+/* "leaf/file" below a v1 secondary hierarchy's parent fd.  That leaf name was listed in the
+ * primary hierarchy only, so no symlink may be followed anywhere on the way (openat2
+ * RESOLVE_NO_SYMLINKS, Linux 5.6); older kernels open the leaf directory first. */
+static int open_leaf_file(int dfd, const char *rel, size_t leaflen)
+{
+    if (!openat2_missing) {
+        struct pn_open_how how = {O_RDONLY | O_CLOEXEC, 0, PN_RESOLVE_NO_SYMLINKS | PN_RESOLVE_BENEATH};
+        int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof how);
+        if (fd >= 0 || errno != ENOSYS)
+            return fd;
+        openat2_missing = 1;
+    }
+    char leaf[PN_CG_NAMELEN + 512];
+    memcpy(leaf, rel, leaflen);
+    leaf[leaflen] = '\0';
+    int d = openat(dfd, leaf, DIR_FLAGS);
+    if (d < 0)
+        return -1;
+    int fd = openat(d, rel + leaflen + 1, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int e = errno;
+    close(d);
+    errno = e;
+    return fd;
+}
+
+/* `fds`: the cgroup's directory fd per hierarchy.  `leaf` (containers): `fds` are instead the
+ * parent's fds and files are opened as "name/file" below them, which saves opening and closing
+ * the leaf directory (two syscalls per hierarchy per container).  In the primary hierarchy
+ * `name` came from a getdents64 entry typed DT_DIR (not a symlink; O_NOFOLLOW guards the file);
+ * in the others open_leaf_file() refuses every symlink. */
 static int read_cgroup(struct walker *w, const int *fds, int parentfd, const char *name, int leaf,
                        struct pn_cgrec *rec)
 {
@@ -308,7 +345,7 @@ static int read_cgroup(struct walker *w, const int *fds, int parentfd, const cha
         if (dfd < 0)
             continue;
         const char *fname = f->name;
-        if (leaf && f->base == 0) {
+        if (leaf) {
             strcpy(sub + nl, f->name);
             fname = sub;
         }
@@ -318,7 +355,11 @@ static int read_cgroup(struct walker *w, const int *fds, int parentfd, const cha
         else
             for (int q = 0; q < f->nkeys; q++)
                 mask |= 1u << f->kslot[q];
-        int fd = openat(dfd, fname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        int fd;
+        if (leaf && f->base != 0)
+            fd = open_leaf_file(dfd, fname, nl - 1);
+        else
+            fd = openat(dfd, fname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         ssize_t n = -1;
         int err = 0;
         if (fd >= 0) {
@@ -329,6 +370,9 @@ static int read_cgroup(struct walker *w, const int *fds, int parentfd, const cha
             close(fd);
         } else {
             err = errno;
+        }
+        if (err && leaf && f->base != 0 && (err == ENOENT || err == ENOTDIR || err == ELOOP)) {
+            continue; /* the leaf is not (a directory) in this hierarchy: as if not mounted */
         }
         if (err) {
             if (err == ENODEV)
@@ -573,15 +617,10 @@ static int walk_pod(struct walker *w, const int *fds, int qos, int32_t uo, int32
         int rt = container_of(name, n, w->systemd, &coff, &clen);
         if (rt < 0)
             continue;
-        /* primary hierarchy: read through the pod's fd; others (v1): open the leaf directory */
-        int child[PN_CG_MAXBASES];
-        child[0] = fds[0];
-        for (int b = 1; b < w->nbases; b++)
-            child[b] = fds[b] < 0 ? -1 : openat(fds[b], name, DIR_FLAGS);
+        /* read "leaf/file" through the pod's fds: no leaf directory to open and close */
         struct pn_cgrec rec;
         memset(&rec, 0, sizeof rec);
-        int r = read_cgroup(w, child, fds[0], name, 1, &rec);
-        close_all(child + 1, w->nbases - 1);
+        int r = read_cgroup(w, fds, fds[0], name, 1, &rec);
         if (r)
             continue;
         int plen = set_path(w, prefix, name);
