@@ -39,6 +39,7 @@ def test_pid_pressure_on_a_dump(root, capsys):
     row = next(r for r in out["signals"] if r["signal"] == "pid.available")
     assert row["available"] == 10 and row["capacity"] == 1000 and row["met"] is True
     assert out["acting_on"] == {"signal": "pid.available", "resource": "pids"}
+    assert out["admission"].endswith("The node had condition: [PIDPressure].")
 
 
 def test_from_cgroups_ranks_pods_and_names_the_victim(root, capsys):
