@@ -66,3 +66,14 @@ def test_runs_as_a_command(root):
                        cwd=PROJECT, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert "cpu" in p.stdout
+
+
+def test_kubelet_config_reservations_and_flag_override(root, tmp_path, capsys):
+    cfg = tmp_path / "k.yaml"
+    cfg.write_text("kind: KubeletConfiguration\nkubeReserved: {cpu: '2'}\nsystemReserved: {memory: 1Gi}\n"
+                   "evictionHard: {memory.available: 1Gi}\n")
+    rc = main(["allocatable", "--root", root, "--kubelet-config", str(cfg), "--kube-reserved", "cpu=500m", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert out["allocatable"]["cpu"] == "7500m"  # the flag overrides kubeReserved
+    assert out["allocatable"]["memory"] == "13Gi"  # 16Gi - 1Gi system - 1Gi eviction - 1Gi hugepages
