@@ -11,6 +11,7 @@ not available (controller off, file missing).  ``UNLIMITED`` = no limit.
 """
 from __future__ import annotations
 
+import gc
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .. import _impl
@@ -164,6 +165,18 @@ def pods_from_records(recs, sizes) -> List[PodCgroupStats]:
     This runs once per cgroup on every eviction cycle, hence the inlined,
     allocation-lean loop (tuple.__new__ skips NamedTuple's argument handling).
     """
+    # Tens of thousands of fresh containers would trigger repeated full cyclic-GC passes that
+    # cost more than building them; nothing built here can form a cycle.
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(recs, sizes)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _build(recs, sizes) -> List[PodCgroupStats]:
     new = tuple.__new__
     stats_cls, cont_cls, pod_cls = CgroupStats, ContainerCgroupStats, PodCgroupStats
     huge_slots = [(s, HUGETLB0 + i) for i, s in enumerate(sizes)]
