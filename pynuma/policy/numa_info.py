@@ -25,11 +25,16 @@ class NUMAInfo:
         ids = tuple(sorted(int(n) for n in nodes))
         if matrix is None:
             return cls(ids, None)
-        if len(matrix) != len(ids) or any(len(row) != len(ids) for row in matrix):
-            raise ValueError(f"distance matrix must be {len(ids)}x{len(ids)} for nodes {list(ids)}")
         dist: Dict[int, Dict[int, int]] = {}
-        for i, row in zip(ids, matrix):
-            dist[i] = {j: int(v) for j, v in zip(ids, row)}
+        if len(matrix) == len(ids) and all(len(row) == len(ids) for row in matrix):
+            for i, row in zip(ids, matrix):
+                dist[i] = {j: int(v) for j, v in zip(ids, row)}
+        elif ids and len(matrix) > ids[-1] and all(len(matrix[i]) > ids[-1] for i in ids):
+            # a full matrix indexed by node id (the kubelet's d[i][j]) with only some nodes in use
+            for i in ids:
+                dist[i] = {j: int(matrix[i][j]) for j in ids}
+        else:
+            raise ValueError(f"distance matrix must be {len(ids)}x{len(ids)} for nodes {list(ids)}")
         return cls(ids, dist)
 
     @property

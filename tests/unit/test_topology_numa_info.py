@@ -33,3 +33,8 @@ def test_without_distances():
     with pytest.raises(ValueError):
         info.average_distance(NUMAMask([0]))
     assert info.average_distance(NUMAMask()) == 0
+
+
+def test_full_matrix_indexed_by_node_id():
+    info = NUMAInfo.from_matrix([1, 3], D)
+    assert info.distance_sum(NUMAMask([1, 3])) == 10 + 21 + 21 + 10
