@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..errors import PynumaError
 from .hints import ProviderHints, TopologyHint, provider_hints_to_json
 from .topology_manager import TopologyManager
 
@@ -97,7 +96,8 @@ def admit_pod(pod, manager: TopologyManager, cpu: Optional[Tuple[Any, Any]] = No
 
     Providers allocate right after each admitted container (container scope)
     or after the pod's single merge (pod scope), as in the kubelet.  An
-    allocation failure rejects the pod with the error's class name as reason.
+    allocation failure rejects the pod (``UnexpectedAdmissionError`` or
+    ``SMTAlignmentError``, as the kubelet reports it).
     """
     providers = []
     if cpu is not None:
@@ -124,13 +124,7 @@ def admit_pod(pod, manager: TopologyManager, cpu: Optional[Tuple[Any, Any]] = No
         if devices is not None:
             place.devices = devices.allocate(pod, container, hint)
 
-    try:
-        result = manager.admit(pod, providers, allocate)
-    except PynumaError as err:  # a provider could not allocate after admission
-        report.admit = False
-        report.reason = getattr(err, "reason", None) or type(err).__name__
-        report.message = str(err)
-        return report
+    result = manager.admit(pod, providers, allocate)
     for d in result.decisions:
         answers = {p.name: provider_hints_to_json(a) for p, a in zip(providers, d.provider_hints)}
         targets = report.containers if d.container == "*" else [by_name[d.container]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import InputError
+from ..errors import InputError, PynumaError
 from .hints import HintProvider, ProviderHints, TopologyHint
 from .numa_info import NUMAInfo
 from .topology_policies import NONE, Policy, TopologyAffinityError, make_policy
@@ -162,15 +162,18 @@ class TopologyManager:
 
         ``allocate(container, hint)``, if given, is called for each admitted
         container in order (init containers first), as the kubelet lets the
-        providers allocate right after a container's hint is stored.
+        providers allocate right after a container's hint is stored.  An
+        allocation failure rejects the pod: reason ``SMTAlignmentError`` (or
+        the error's ``reason``) when it has a kubelet type, else
+        ``UnexpectedAdmissionError``, as the kubelet's admission result does.
         """
         containers = list(pod.init_containers) + list(pod.containers)
         result = AdmitResult(True)
         if self.policy.name == NONE:  # the no-op scope: no hints, everyone admitted
             for c in containers:
                 result.decisions.append(ContainerDecision(c.name, [], TopologyHint(None, False), True))
-                if allocate is not None:
-                    allocate(c, TopologyHint(None, False))
+                if not self._allocate(allocate, c, TopologyHint(None, False), result):
+                    break
             return result
         if self.scope == POD_SCOPE:
             answers = [p.pod_hints(pod) for p in providers]
@@ -179,8 +182,8 @@ class TopologyManager:
             if not ok:
                 return self._reject(result)
             for c in containers:
-                if allocate is not None:
-                    allocate(c, hint)
+                if not self._allocate(allocate, c, hint, result):
+                    break
             return result
         for c in containers:
             answers = [p.hints(pod, c) for p in providers]
@@ -188,9 +191,24 @@ class TopologyManager:
             result.decisions.append(ContainerDecision(c.name, answers, hint, ok))
             if not ok:
                 return self._reject(result)
-            if allocate is not None:
-                allocate(c, hint)
+            if not self._allocate(allocate, c, hint, result):
+                break
         return result
+
+    @staticmethod
+    def _allocate(allocate, container, hint: TopologyHint, result: AdmitResult) -> bool:
+        if allocate is None:
+            return True
+        try:
+            allocate(container, hint)
+        except PynumaError as err:
+            result.admit = False
+            result.reason = getattr(err, "reason", None) or (
+                type(err).__name__ if type(err).__name__ == "SMTAlignmentError" else "UnexpectedAdmissionError")
+            result.message = f"Allocate failed due to {err}, which is unexpected" \
+                if result.reason == "UnexpectedAdmissionError" else str(err)
+            return False
+        return True
 
     @staticmethod
     def _reject(result: AdmitResult) -> AdmitResult:

@@ -62,4 +62,4 @@ def test_best_effort_admits_and_state_records_allocations():
 def test_allocation_failure_rejects_with_the_error_name():
     tm, (policy, state), _ = setup("best-effort")
     rep = admit_pod(pod(9), tm, (policy, state))  # more CPUs than the machine has
-    assert not rep.admit and rep.reason and rep.message
+    assert not rep.admit and rep.reason == "UnexpectedAdmissionError" and "not enough cpus" in rep.message
