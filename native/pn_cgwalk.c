@@ -413,6 +413,7 @@ struct names {
     long len, cap;
     long *offs;
     long n, capn;
+    char **ptrs; /* sorted names, set once listing is complete */
 };
 
 static int names_add(struct names *nm, const char *s)
@@ -446,12 +447,14 @@ static void names_free(struct names *nm)
 {
     free(nm->buf);
     free(nm->offs);
+    free(nm->ptrs);
 }
 
-static const char *sort_base;
-static int cmp_off(const void *a, const void *b)
+/* Names are sorted as pointers once the buffer stops growing, so the comparator needs
+ * no global state: walks in several threads (the GIL is released) never share anything. */
+static int cmp_str(const void *a, const void *b)
 {
-    return strcmp(sort_base + *(const long *)a, sort_base + *(const long *)b);
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Sorted subdirectory names (directory order is never trusted). VANISHED on any listing error. */
@@ -478,8 +481,12 @@ static int list_subdirs(int fd, struct names *nm)
                 return -ENOMEM;
         }
     }
-    sort_base = nm->buf;
-    qsort(nm->offs, nm->n, sizeof(long), cmp_off);
+    nm->ptrs = malloc((nm->n ? nm->n : 1) * sizeof(char *));
+    if (!nm->ptrs)
+        return -ENOMEM;
+    for (long i = 0; i < nm->n; i++)
+        nm->ptrs[i] = nm->buf + nm->offs[i];
+    qsort(nm->ptrs, nm->n, sizeof(char *), cmp_str);
     return 0;
 }
 
@@ -542,7 +549,7 @@ static int walk_level(struct walker *w, const int *fds, int depth, int tier, int
         w->hook(w->hookctx, w->path);
     }
     for (long i = 0; i < nm.n && rc >= 0; i++) {
-        const char *name = nm.buf + nm.offs[i];
+        const char *name = nm.ptrs[i];
         size_t n = strlen(name);
         int qos = depth == 0 ? tier_of(name, n, w->systemd) : -1;
         size_t uoff = 0, ulen = 0;
@@ -611,7 +618,7 @@ static int walk_pod(struct walker *w, const int *fds, int qos, int32_t uo, int32
         w->hook(w->hookctx, w->path);
     }
     for (long i = 0; i < nm.n && rc >= 0; i++) {
-        const char *name = nm.buf + nm.offs[i];
+        const char *name = nm.ptrs[i];
         size_t n = strlen(name);
         size_t coff = 0, clen = 0;
         int rt = container_of(name, n, w->systemd, &coff, &clen);
