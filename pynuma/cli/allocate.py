@@ -91,7 +91,7 @@ def _count(text, topo):
 def main(argv) -> int:
     args = _build_parser().parse_args(argv)
     from ..cpuset import CPUSet
-    from ..policy.cpu_assign import take_distributed
+    from ..policy.cpu_distribute import take_distributed
     from ..policy.cpu_options import validate_options
     from ..policy.cpu_static import CPUState, StaticPolicy
     from ..pod import Container, Pod

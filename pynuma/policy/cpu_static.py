@@ -17,49 +17,11 @@ from typing import Dict, Iterable, Mapping, Optional, Union
 from ..cpuset import CPUSet
 from ..errors import AllocationError, CheckpointError, InputError
 from ..pod import Container, Pod
-from .cpu_assign import take_distributed_bits, take_packed_bits
+from .cpu_assign import take_packed_bits
+from .cpu_distribute import take_distributed_bits
 from .cpu_options import CPUManagerOptions, validate_options
+from .cpu_state import CPUState
 from .cpu_topology import CPUTopology
-
-Assignments = Dict[str, Dict[str, CPUSet]]
-
-
-class CPUState:
-    """Shared pool and exclusive assignments (what ``cpu_manager_state`` stores)."""
-
-    __slots__ = ("default", "assignments")
-
-    def __init__(self, default: Optional[CPUSet] = None,
-                 assignments: Optional[Mapping[str, Mapping[str, CPUSet]]] = None) -> None:
-        self.default = default if default is not None else CPUSet()
-        self.assignments: Assignments = {p: dict(cs) for p, cs in (assignments or {}).items()}
-
-    def get(self, pod_uid: str, container: str) -> Optional[CPUSet]:
-        return self.assignments.get(pod_uid, {}).get(container)
-
-    def set(self, pod_uid: str, container: str, cpus: CPUSet) -> None:
-        self.assignments.setdefault(pod_uid, {})[container] = cpus
-
-    def delete(self, pod_uid: str, container: str) -> None:
-        pod = self.assignments.get(pod_uid)
-        if pod is not None:
-            pod.pop(container, None)
-            if not pod:
-                del self.assignments[pod_uid]
-
-    def assigned(self) -> CPUSet:
-        """Union of every exclusive assignment."""
-        bits = 0
-        for cs in self.assignments.values():
-            for s in cs.values():
-                bits |= s.bits
-        return CPUSet.from_bits(bits)
-
-    def copy(self) -> "CPUState":
-        return CPUState(self.default, self.assignments)
-
-    def __repr__(self) -> str:
-        return f"CPUState(default={self.default}, assignments={self.assignments})"
 
 
 class SMTAlignmentError(AllocationError):
