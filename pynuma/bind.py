@@ -180,6 +180,18 @@ def get_affinity(pid: int = 0, fs: Optional[FsRoot] = None) -> CPUSet:
         raise from_oserror(err, f"sched_getaffinity(pid {pid})") from err
 
 
+def thread_affinities(pid: int, fs: Optional[FsRoot] = None) -> Dict[int, CPUSet]:
+    """``{tid: CPUs}`` for every thread of process ``pid``."""
+    fs = _fs(fs, "reading CPU affinity")
+    out: Dict[int, CPUSet] = {}
+    for tid in sorted(thread_ids(pid, fs)):
+        try:
+            out[tid] = get_affinity(tid, fs)
+        except NoSuchProcess:
+            continue  # the thread exited meanwhile
+    return out
+
+
 def set_affinity(cpus: Ids, pid: int = 0, all_threads: bool = False, fs: Optional[FsRoot] = None) -> List[int]:
     """Pin ``pid`` (0 = calling thread; every thread with ``all_threads``) to ``cpus``.
 

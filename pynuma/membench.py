@@ -4,8 +4,10 @@ For each pair a worker thread is pinned to the CPU node's CPUs and works
 on buffers bound (``mbind``) to the memory node: a pointer chase through a
 random single cycle of cache lines (ns per dependent load, buffer well
 beyond the last-level cache), a streaming read and a copy (GB/s, 1 GB =
-1e9 bytes).  The latency matrix is also normalised to the SLIT convention
-(local = 10) to set beside the firmware's distances::
+1e9 bytes).  Loops are timed on the worker thread's CPU clock, so other
+load on the host does not inflate them.  The latency matrix is also
+normalised to the SLIT convention (local = 10) to set beside the
+firmware's distances::
 
     from pynuma import membench
     result = membench.run(size=64 << 20, duration=0.5)

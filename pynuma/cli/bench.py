@@ -43,6 +43,21 @@ def _table(title: str, result, matrix, fmt: str) -> list:
     return lines
 
 
+def _beside(result) -> list:
+    """Measured latency normalised to local = 10, next to the firmware's distances for the same pairs."""
+    cols = "".join(f"{n:>6}" for n in result.mem_nodes)
+    lines = ["latency normalised (local = 10)  |  firmware distances (SLIT / sysfs)",
+             f"  cpu\\mem {cols}  | {cols}"]
+    for i, row in enumerate(result.normalised):
+        firmware = result.firmware[i] if result.firmware is not None else [None] * len(row)
+        left = "".join(f"{'-' if v is None else v:>6}" for v in row)
+        right = "".join(f"{'?' if v is None else v:>6}" for v in firmware)
+        lines.append(f"  {result.cpu_nodes[i]:>7} {left}  | {right}")
+    if result.firmware is None:
+        lines.append("  (the firmware reports no distances for these nodes)")
+    return lines
+
+
 def main(argv) -> int:
     args = build_parser().parse_args(argv)
     from .. import bind, membench
@@ -82,11 +97,7 @@ def main(argv) -> int:
     lines = _table("latency (ns per dependent load)", result, result.latency_ns, ".1f")
     lines += _table("read bandwidth (GB/s)", result, result.read_gbps, ".2f")
     lines += _table("copy bandwidth (GB/s)", result, result.copy_gbps, ".2f")
-    lines += _table("measured latency normalised (local = 10)", result, result.normalised, "")
-    if result.firmware is not None:
-        lines += _table("firmware distances (SLIT / sysfs)", result, result.firmware, "")
-    else:
-        lines.append("firmware distances: not reported")
+    lines += _beside(result)
     lines += [f"warning: {w}" for w in result.warnings]
     print("\n".join(lines))
     return 0

@@ -72,9 +72,11 @@ def gather(pid, fs, threads: bool = False) -> dict:
         "policy_flags": [] if policy is None else list(policy.flags),
         "policy_source": source if policy is not None else None,
     }
-    if threads:
-        result["threads"] = {str(t): str(bind.get_affinity(t, fs) if fs.is_host else _cpuset(
-            _status(fs, t).get("Cpus_allowed_list"), where, fs)) for t in sorted(bind.thread_ids(pid, fs))}
+    if threads and fs.is_host:
+        result["threads"] = {str(t): str(c) for t, c in bind.thread_affinities(pid, fs).items()}
+    elif threads:  # a dump: what its /proc recorded
+        result["threads"] = {str(t): str(_cpuset(_status(fs, f"{pid}/task/{t}").get("Cpus_allowed_list"), where, fs))
+                             for t in sorted(bind.thread_ids(pid, fs))}
     return result
 
 
