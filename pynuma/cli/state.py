@@ -83,21 +83,28 @@ def detect_kind(path: str, doc) -> str:
 
 # -- cpu_manager_state ----------------------------------------------------------
 def _cpu_show(args, text, doc) -> int:
+    from ..errors import CheckpointError
     from ..state import cpu_checkpoint as ckpt
 
-    st = ckpt.read_file(args.file)
-    cp = st.checkpoint
-    rows = ckpt.entries_list(st.assignments)
+    try:
+        cp = ckpt.decode(text)  # verifies the checksum; v1 entries stay keyed by container ID
+    except CheckpointError as err:
+        raise CheckpointError(f"{args.file}: could not restore state from checkpoint: {err}") from None
+    if cp.format == "v1":
+        entries = {"(container ID)": dict(cp.entries)} if cp.entries else {}
+    else:
+        entries = cp.entries
+    rows = [(p, c, s) for p in sorted(entries) for c, s in sorted(entries[p].items())]
+    status = "valid" if cp.checksum else "not set"
     if args.json:
         print_json({"kind": "cpu_manager_state", "file": args.file, "format": cp.format,
-                    "policyName": cp.policy_name, "defaultCpuSet": str(st.default),
-                    "entries": {p: {c: str(s) for c, s in cs.items()} for p, cs in st.assignments.items()},
-                    "checksum": cp.checksum, "checksum_status": "valid" if cp.checksum else "not set"})
+                    "policyName": cp.policy_name, "defaultCpuSet": cp.default_cpuset,
+                    "entries": cp.entries, "checksum": cp.checksum, "checksum_status": status})
         return 0
     print(f"file:           {args.file} (cpu_manager_state, {cp.format})")
     print(f"policy:         {cp.policy_name}")
-    print(f"default cpuset: {st.default or '(empty)'} ({len(st.default)} CPUs)")
-    print(f"checksum:       {cp.checksum} ({'valid' if cp.checksum else 'not set'})")
+    print(f"default cpuset: {cp.default_cpuset or '(empty)'}{_size(cp.default_cpuset)}")
+    print(f"checksum:       {cp.checksum} ({status})")
     if not rows:
         print("entries:        (none)")
         return 0
@@ -105,8 +112,17 @@ def _cpu_show(args, text, doc) -> int:
     w_con = max(len("CONTAINER"), *(len(c) for _, c, _ in rows))
     print(f"{'POD':<{w_pod}}  {'CONTAINER':<{w_con}}  CPUS")
     for p, c, s in rows:
-        print(f"{p:<{w_pod}}  {c:<{w_con}}  {s} ({len(s)})")
+        print(f"{p:<{w_pod}}  {c:<{w_con}}  {s}{_size(s)}")
     return 0
+
+
+def _size(text: str) -> str:
+    from ..cpuset import CPUSet
+
+    try:
+        return f" ({len(CPUSet.parse(text))} CPUs)"
+    except ValueError:
+        return " (not a valid cpulist)"
 
 
 def _cpu_policy(args, topo):

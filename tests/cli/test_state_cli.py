@@ -35,9 +35,21 @@ def write_state(tmp_path, default, entries, policy="static"):
 def test_show_table_and_json(tmp_path):
     path = write_state(tmp_path, "0-9", {"pod-a": {"app": "10-11"}})
     out = run("show", path)
-    assert out.returncode == 0 and "pod-a" in out.stdout and "10-11 (2)" in out.stdout and "valid" in out.stdout
+    assert out.returncode == 0 and "pod-a" in out.stdout and "10-11 (2 CPUs)" in out.stdout and "valid" in out.stdout
     doc = json.loads(run("show", path, "--json").stdout)
     assert doc["defaultCpuSet"] == "0-9" and doc["entries"] == {"pod-a": {"app": "10-11"}}
+
+
+def test_show_legacy_v1_file_keyed_by_container_id(tmp_path):
+    from pynuma.state.checksum import fnv1a32
+
+    entries = {"cid-1": "2-3"}
+    text = json.dumps({"policyName": "static", "defaultCpuSet": "0-1", "entries": entries,
+                       "checksum": fnv1a32(ckpt.hashed_text("static", "0-1", entries, v1=True))})
+    path = tmp_path / "cpu_manager_state"
+    path.write_text(text)
+    out = run("show", str(path))
+    assert out.returncode == 0 and "v1" in out.stdout and "cid-1" in out.stdout and "2-3 (2 CPUs)" in out.stdout
 
 
 def test_check_ok_exit_0(tmp_path, topo):
