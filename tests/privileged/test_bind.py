@@ -116,7 +116,7 @@ def test_set_affinity_main_thread_only_then_all_threads(child):
 
 def test_invalid_cpu_ids_are_rejected_before_the_syscall(monkeypatch):
     calls = []
-    monkeypatch.setattr(bind._sys, "sched_setaffinity", lambda *a: calls.append(a), raising=True)
+    monkeypatch.setattr(bind.affinity._sys, "sched_setaffinity", lambda *a: calls.append(a), raising=True)
     bad = bind.possible_cpus().max() + 1
     with pytest.raises(InputError, match=f"CPU {bad} does not exist"):
         bind.set_affinity([0, bad])
@@ -131,7 +131,7 @@ def test_kernel_einval_says_the_set_has_no_online_cpu(monkeypatch):
     def refuse(tid, bits):
         raise OSError(errno.EINVAL, "Invalid argument", "sched_setaffinity")
 
-    monkeypatch.setattr(bind._sys, "sched_setaffinity", refuse)
+    monkeypatch.setattr(bind.affinity._sys, "sched_setaffinity", refuse)
     with pytest.raises(InputError, match="has no online CPU allowed"):
         bind.set_affinity(str(ALLOWED))
 
@@ -216,7 +216,7 @@ def test_mems_allowed_matches_the_cpuset_view(native):
 
 def test_policy_arguments_are_checked_before_the_syscall(native, monkeypatch):
     calls = []
-    monkeypatch.setattr(bind._sys, "set_mempolicy", lambda *a: calls.append(a))
+    monkeypatch.setattr(bind.mempolicy._sys, "set_mempolicy", lambda *a: calls.append(a))
     bad = max(bind.numa_nodes()) + 1
     cases = [(("bind", str(bad)), f"NUMA node {bad} does not exist"), (("bind", None), "needs at least one node"),
              (("preferred", f"0,{bad}"), "takes one node"), (("local", "0"), "takes no nodes"),
@@ -237,7 +237,7 @@ def test_mbind_and_page_nodes_on_a_buffer(native):
         assert set(bind.page_nodes(buf)) == {-errno.ENOENT}  # nothing touched yet
         buf.write(b"\x5a" * size)
         assert bind.page_nodes(buf) == [0] * 16
-        value, bits = bind._sys.get_mempolicy(1, bind._sys.buffer_address(buf), bind.MPOL_F_ADDR)
+        value, bits = bind.mempolicy._sys.get_mempolicy(1, bind.mempolicy._sys.buffer_address(buf), bind.MPOL_F_ADDR)
         assert bind.decode_mode(value)[0] == "bind" and bits == 1
         bind.mbind(buf, "interleave", "0", offset=4 * mmap.PAGESIZE, length=4 * mmap.PAGESIZE)
     finally:
@@ -264,7 +264,7 @@ def test_move_pages_and_migrate_pages_on_a_child(native):
 
 def test_pure_twin_refuses_memory_policy_clearly(monkeypatch):
     pure = _impl.implementations("sys")["pure"]
-    monkeypatch.setattr(bind, "_sys", pure)
+    monkeypatch.setattr(bind.mempolicy, "_sys", pure)
     assert not bind.mempolicy_supported()
     with pytest.raises(Unsupported, match="native core"):
         bind.set_mempolicy("bind", "0")

@@ -109,7 +109,9 @@ def test_run_with_the_pure_loops_measures_only_local_memory(monkeypatch):
     from pynuma.discover import discover
 
     monkeypatch.setattr(membench, "_bench", _impl.implementations("membench")["pure"])
-    monkeypatch.setattr(bind, "_sys", _impl.implementations("sys")["pure"])
+    pure_sys = _impl.implementations("sys")["pure"]
+    monkeypatch.setattr(bind.affinity, "_sys", pure_sys)
+    monkeypatch.setattr(bind.mempolicy, "_sys", pure_sys)
     result = membench.run(discover(), size=8192, duration=0.001)
     assert not result.memory_bound and result.warnings
     for i, row in enumerate(result.latency_ns):

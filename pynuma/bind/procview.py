@@ -1,0 +1,41 @@
+"""Another process's placement as ``/proc`` shows it (no syscall reads another task's policy)."""
+from __future__ import annotations
+
+import re
+from typing import Dict, Optional
+
+from ..cpuset import CPUSet
+from ..fsroot import FsRoot
+from ._ids import host
+from .mempolicy import MemPolicy
+
+_POLICY = re.compile(r"(default|prefer \(many\)|weighted interleave|prefer|bind|interleave|local)"
+                     r"(?:=([a-z|,]+))?(?::([0-9,\-]+))?")
+_NUMA_MAPS_MODES = {"prefer": "preferred", "prefer (many)": "preferred-many",
+                    "weighted interleave": "weighted-interleave"}
+
+
+def parse_numa_maps_policy(line: str) -> MemPolicy:
+    """The policy of one ``/proc/PID/numa_maps`` line (``"7f.. bind=static:0-1 anon=3 ..."``)."""
+    _, _, rest = line.strip().partition(" ")
+    m = _POLICY.match(rest)
+    if m is None:
+        raise ValueError(f"no memory policy in numa_maps line {line.strip()[:60]!r}")
+    flags = tuple({"balancing": "numa-balancing"}.get(f, f) for f in re.split(r"[|,]", m.group(2) or "") if f)
+    return MemPolicy(_NUMA_MAPS_MODES.get(m.group(1), m.group(1)), CPUSet.parse(m.group(3) or ""), flags)
+
+
+def process_policy(pid: int, fs: Optional[FsRoot] = None) -> Optional[MemPolicy]:
+    """The policy most of ``pid``'s mappings follow (its task policy, unless mbind changed many); None if unreadable."""
+    fs = fs or host(None, "reading a process's memory policy")
+    text = fs.read_optional(f"/proc/{int(pid)}/numa_maps")
+    if not text:
+        return None
+    counts: Dict[MemPolicy, int] = {}
+    for line in text.splitlines():
+        try:
+            pol = parse_numa_maps_policy(line)
+        except ValueError:
+            continue
+        counts[pol] = counts.get(pol, 0) + 1
+    return max(counts, key=counts.get) if counts else None
