@@ -120,7 +120,13 @@ def _masks(topo: CPUTopology, available: CPUSet, reusable: Optional[CPUSet], req
     if not align_by_socket and reuse_idx == 0 and (n == 0 or min(free) >= need):
         # Every subset fits (the common small request): the answer depends on n and min_aff only.
         return _AllFit(tuple(nodes), min_aff)
-    sums = _subset_sums(free)
+    # Sizes k where even the k fullest nodes fall short hold no hint; sizes where the k
+    # emptiest nodes already suffice hold every subset: only the sizes in between need sums.
+    desc, asc = sorted(free, reverse=True), sorted(free)
+    most = [sum(desc[:k]) for k in range(n + 1)]
+    least = [sum(asc[:k]) for k in range(n + 1)]
+    mixed = [k for k in range(1, n + 1) if most[k] >= need > least[k]]
+    sums = _subset_sums(free) if mixed else None
     socket_count = None
     min_sockets = 0
     if align_by_socket:
@@ -136,7 +142,12 @@ def _masks(topo: CPUTopology, available: CPUSet, reusable: Optional[CPUSet], req
             socket_count = _subset_ors(sockets_of)
     out: List[Tuple[int, bool]] = []
     for k in range(1, n + 1):
-        fits = [m for m in _subsets(n, k) if m & reuse_idx == reuse_idx and sums[m] >= need]
+        if most[k] < need:
+            continue
+        if least[k] >= need:
+            fits = [m for m in _subsets(n, k) if m & reuse_idx == reuse_idx]
+        else:
+            fits = [m for m in _subsets(n, k) if m & reuse_idx == reuse_idx and sums[m] >= need]
         if socket_count is None or k == min_aff:
             pref = k == min_aff
             out.extend([(m, pref) for m in fits])
