@@ -12,7 +12,6 @@ never guessed.
 """
 from __future__ import annotations
 
-import re
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..cpuset import CPUSet
@@ -20,7 +19,6 @@ from ..fsroot import FsRoot
 from ..model_devices import NetInterface, PciDevice
 
 BASE = "/sys/bus/pci/devices"
-ADDRESS = re.compile(r"^[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 # Per device, read in one batch, in this order.  ``uevent`` carries the class,
 # the vendor:device ids and the driver, which saves three reads per device;
 # the separate files are read only when it lacks them (old dumps).
@@ -41,6 +39,20 @@ BASE_CLASSES = {
 
 
 # -- pure parsers -------------------------------------------------------
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def is_pci_address(name: str) -> bool:
+    """``DDDD:BB:SS.F`` (domain of 4 to 8 hex digits), the form of ``/sys/bus/pci/devices`` entries."""
+    parts = name.split(":")
+    if len(parts) != 3:
+        return False
+    domain, bus, rest = parts
+    slot, dot, func = rest.partition(".")
+    return (4 <= len(domain) <= 8 and len(bus) == 2 and len(slot) == 2 and dot == "." and func in "01234567"
+            and len(func) == 1 and _HEX.issuperset(domain + bus + slot))
+
+
 def parse_hex(text: str) -> int:
     """A sysfs hex id (``"0x8086\\n"``) as an int; ``ValueError`` on anything else."""
     t = text.strip(" \t\r\n\x00")
@@ -132,7 +144,7 @@ def discover_devices(fs: FsRoot, warnings: Optional[List[str]] = None) -> Tuple[
         warnings = []
     addresses = []
     for name in fs.listdir(BASE):
-        if ADDRESS.match(name):
+        if is_pci_address(name):
             addresses.append(name)
         else:
             warnings.append(f"{fs.host_path(BASE)}/{name}: not a PCI address; skipped")

@@ -114,3 +114,11 @@ def test_net_interface_json_round_trip():
     link = NetInterface("eth0", 4, "02:fc:00:00:00:01", "UP", 1400, "0000:00:03.0", None, False, "netlink")
     assert NetInterface.from_dict(link.to_dict()) == link
     assert link.to_dict()["numa_node"] is None
+
+
+@pytest.mark.parametrize("name, ok", [("0000:00:1f.3", True), ("10000:3a:00.0", True), ("0000:60:00.1", True),
+                                      ("0000:00:1f.8", False), ("0000:00:1f", False), ("000:00:1f.0", False),
+                                      ("0000:0g:00.0", False), ("pci0000:00", False), ("0000:00:00.00", False),
+                                      ("0000:00:00.", False)])
+def test_is_pci_address(name, ok):
+    assert dv.is_pci_address(name) is ok
