@@ -50,18 +50,25 @@ def _subset_ors(values: List[int]) -> List[int]:
     return ors
 
 
-_HINTS: Dict[Tuple[int, bool], TopologyHint] = {}
+class _HintCache(dict):
+    """Hints are immutable: one shared object per mask (per preference), built on first use."""
+
+    def __init__(self, preferred: bool) -> None:
+        super().__init__()
+        self.preferred = preferred
+
+    def __missing__(self, bits: int) -> TopologyHint:
+        if len(self) > 1 << 18:
+            self.clear()
+        h = self[bits] = TopologyHint(NUMAMask.from_bits(bits), self.preferred)
+        return h
+
+
+_PREFERRED, _NOT_PREFERRED = _HintCache(True), _HintCache(False)
 
 
 def _hint(bits: int, preferred: bool) -> TopologyHint:
-    """Hints are immutable: share one object per (mask, preferred) instead of building 65535 per call."""
-    key = (bits, preferred)
-    h = _HINTS.get(key)
-    if h is None:
-        if len(_HINTS) > 1 << 18:
-            _HINTS.clear()
-        h = _HINTS[key] = TopologyHint(NUMAMask.from_bits(bits), preferred)
-    return h
+    return (_PREFERRED if preferred else _NOT_PREFERRED)[bits]
 
 
 @lru_cache(maxsize=64)
@@ -170,7 +177,8 @@ def generate_cpu_hints(topo: CPUTopology, available: CPUSet, reusable: Optional[
     got = _masks(topo, available, reusable, request, align_by_socket)
     if isinstance(got, _AllFit):
         return list(_all_hints(got.nodes, got.min_aff))
-    return [_hint(m, p) for m, p in got]
+    yes, no = _PREFERRED, _NOT_PREFERRED
+    return [yes[m] if p else no[m] for m, p in got]
 
 
 def container_hints(policy, state, pod, container) -> Optional[Dict[str, list]]:
