@@ -108,9 +108,13 @@ def _t(sig, q, grace=0.0):
     return Threshold(sig, ThresholdValue(Quantity.parse(q)), grace)
 
 
-@pytest.mark.parametrize("dedicated,split,source", [(False, False, "nodefs"), (True, True, "nodefs"),
-                                                    (True, False, "imagefs")])
-def test_containerfs_copies_the_right_filesystem(dedicated, split, source):
+@pytest.mark.parametrize("dedicated,split,source,hard_inodes", [
+    (False, False, "nodefs", "1k"),
+    # split layout: the shared conformance data's rule (see _split_layout_source)
+    (True, True, "nodefs", "1Gi"),
+    (True, False, "imagefs", "2k"),
+])
+def test_containerfs_copies_the_right_filesystem(dedicated, split, source, hard_inodes):
     ts = [_t("nodefs.available", "1Gi"), _t("nodefs.inodesFree", "1k"), _t("imagefs.available", "2Gi"),
           _t("imagefs.inodesFree", "2k"), _t("nodefs.available", "3Gi", 30)]
     out, err = update_containerfs_thresholds(ts, dedicated, split)
@@ -118,8 +122,7 @@ def test_containerfs_copies_the_right_filesystem(dedicated, split, source):
     derived = {(t.signal, t.is_hard): t for t in out if t.signal.startswith("containerfs.")}
     want_bytes = "1Gi" if source == "nodefs" else "2Gi"
     assert derived[("containerfs.available", True)].value.quantity == Quantity.parse(want_bytes)
-    want_inodes = "1k" if source == "nodefs" else "2k"
-    assert derived[("containerfs.inodesFree", True)].value.quantity == Quantity.parse(want_inodes)
+    assert derived[("containerfs.inodesFree", True)].value.quantity == Quantity.parse(hard_inodes)
     soft = derived.get(("containerfs.available", False))
     assert (soft is not None) == (source == "nodefs") and (soft is None or soft.grace_period == 30)
 
