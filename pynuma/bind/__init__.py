@@ -20,7 +20,7 @@ from .affinity import get_affinity, set_affinity, thread_affinities, thread_ids
 from .mempolicy import (MODE_SINCE, MODES, MPOL_F_ADDR, MPOL_F_MEMS_ALLOWED, MPOL_F_NODE, MPOL_F_NUMA_BALANCING,
                         MPOL_F_RELATIVE_NODES, MPOL_F_STATIC_NODES, MPOL_MF_MOVE, MPOL_MF_MOVE_ALL, MPOL_MF_STRICT,
                         MemPolicy, check_policy, decode_mode, get_mempolicy, mbind, mempolicy_supported,
-                        mems_allowed, migrate_pages, move_pages, page_nodes, set_mempolicy)
+                        mems_allowed, migrate_pages, move_pages, page_nodes, set_mempolicy, supported_modes)
 from .procview import parse_numa_maps_policy, process_policy
 
 __all__ = [
@@ -28,7 +28,7 @@ __all__ = [
     "get_affinity", "get_mempolicy", "host", "ids", "mbind", "memory_nodes", "mempolicy_supported",
     "mems_allowed", "migrate_pages", "move_pages", "node_bits", "node_cpus", "numa_nodes", "online_cpus",
     "page_nodes", "parse_numa_maps_policy", "possible_cpus", "process_policy", "set_affinity",
-    "set_mempolicy", "thread_affinities", "thread_ids",
+    "set_mempolicy", "supported_modes", "thread_affinities", "thread_ids",
     "MPOL_F_ADDR", "MPOL_F_MEMS_ALLOWED", "MPOL_F_NODE", "MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES",
     "MPOL_F_STATIC_NODES", "MPOL_MF_MOVE", "MPOL_MF_MOVE_ALL", "MPOL_MF_STRICT",
 ]

@@ -183,3 +183,40 @@ def migrate_pages(pid: int, from_nodes: Ids, to_nodes: Ids, fs: Optional[FsRoot]
         return _sys.migrate_pages(int(pid), old.bits, new.bits, node_bits(fs))
     except OSError as err:
         raise from_oserror(err, f"migrate_pages(pid {pid})") from err
+
+
+def supported_modes(fs: Optional[FsRoot] = None) -> Tuple[str, ...]:
+    """Modes the running kernel accepts, probed on a throwaway thread (policies are per thread).
+
+    Empty without the native core.
+    """
+    fs = host(fs, "probing memory policy modes")
+    if not _sys.mempolicy_supported():
+        return ()
+    import threading
+
+    nodes = _probe_nodes(fs)
+    found: List[str] = []
+
+    def probe() -> None:
+        for mode in MODES:
+            wanted = 0 if mode in ("default", "local") else nodes
+            try:
+                _sys.set_mempolicy(MODES.index(mode), wanted, node_bits(fs))
+            except OSError:
+                continue
+            found.append(mode)
+        _sys.set_mempolicy(0, 0, node_bits(fs))
+
+    worker = threading.Thread(target=probe, name="pynuma-mode-probe")
+    worker.start()
+    worker.join()
+    return tuple(found)
+
+
+def _probe_nodes(fs: FsRoot) -> int:
+    """Bitmap of one node with memory (the lowest), for probes."""
+    from ._ids import memory_nodes
+
+    nodes = memory_nodes(fs)
+    return 1 << nodes.min() if nodes else 1

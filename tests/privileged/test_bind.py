@@ -286,3 +286,23 @@ def test_numa_maps_policy_parser_covers_kernel_spellings():
         assert bind.parse_numa_maps_policy(line) == want
     with pytest.raises(ValueError):
         bind.parse_numa_maps_policy("7f00 sideways:0")
+
+
+def test_supported_modes_probe_matches_what_set_mempolicy_accepts(native):
+    modes = bind.supported_modes()
+    assert {"default", "preferred", "bind", "interleave", "local"} <= set(modes)  # all since Linux 2.6
+    before = bind.get_mempolicy()
+
+    def accepted(tid):
+        ok = []
+        for mode in bind.MODES:
+            try:
+                bind.set_mempolicy(mode, None if mode in ("default", "local") else "0")
+                ok.append(mode)
+            except Unsupported:
+                pass
+        bind.set_mempolicy("default")
+        return tuple(ok)
+
+    assert in_thread(accepted) == modes
+    assert bind.get_mempolicy() == before  # the probe ran on its own thread
