@@ -23,6 +23,7 @@ from pynuma.errors import FakeRootRefused, InputError, Unsupported
 
 REQUIRE_NATIVE = os.environ.get("PYNUMA_REQUIRE_NATIVE") == "1"
 ALLOWED = CPUSet(os.sched_getaffinity(0))
+MEM = bind.memory_nodes().min()  # a node policies can use (node 0 may be memory-less elsewhere)
 
 
 def _status(pid, key, tid=None):
@@ -160,9 +161,10 @@ def test_a_fake_root_refuses_every_binding(tmp_path):
 
 
 # -- memory policy -----------------------------------------------------------
-MODES = [("bind", "0", "bind:0"), ("interleave", "0", "interleave:0"), ("preferred", "0", "prefer:0"),
-         ("local", None, "local"), ("preferred-many", "0", "prefer (many):0"),
-         ("weighted-interleave", "0", "weighted interleave:0")]
+MODES = [("bind", f"{MEM}", f"bind:{MEM}"), ("interleave", f"{MEM}", f"interleave:{MEM}"),
+         ("preferred", f"{MEM}", f"prefer:{MEM}"), ("local", None, "local"),
+         ("preferred-many", f"{MEM}", f"prefer (many):{MEM}"),
+         ("weighted-interleave", f"{MEM}", f"weighted interleave:{MEM}")]
 
 
 @pytest.mark.parametrize("mode, nodes, shown", MODES, ids=[m[0] for m in MODES])
@@ -193,20 +195,20 @@ def test_set_mempolicy_every_mode_seen_by_kernel(native, mode, nodes, shown):
 @pytest.mark.parametrize("flag, word", [("static", "static"), ("relative", "relative")])
 def test_static_and_relative_node_flags(native, flag, word):
     def work(tid):
-        bind.set_mempolicy("bind", "0", **{flag: True})
+        bind.set_mempolicy("bind", str(MEM), **{flag: True})
         try:
             return bind.get_mempolicy(), _first_policy(os.getpid(), tid)
         finally:
             bind.set_mempolicy("default")
 
     got, from_maps = in_thread(work)
-    assert got == bind.MemPolicy("bind", CPUSet([0]), (word,))
+    assert got == bind.MemPolicy("bind", CPUSet([MEM]), (word,))
     assert from_maps == got
 
 
 def test_policy_never_leaks_out_of_the_worker_thread(native):
     before = bind.get_mempolicy()
-    in_thread(lambda tid: bind.set_mempolicy("interleave", "0"))
+    in_thread(lambda tid: bind.set_mempolicy("interleave", str(MEM)))
     assert bind.get_mempolicy() == before
 
 
@@ -233,13 +235,13 @@ def test_mbind_and_page_nodes_on_a_buffer(native):
     size = 16 * mmap.PAGESIZE
     buf = mmap.mmap(-1, size)
     try:
-        bind.mbind(buf, "bind", "0", strict=True, move=True)
+        bind.mbind(buf, "bind", str(MEM), strict=True, move=True)
         assert set(bind.page_nodes(buf)) == {-errno.ENOENT}  # nothing touched yet
         buf.write(b"\x5a" * size)
-        assert bind.page_nodes(buf) == [0] * 16
+        assert bind.page_nodes(buf) == [MEM] * 16
         value, bits = bind.mempolicy._sys.get_mempolicy(1, bind.mempolicy._sys.buffer_address(buf), bind.MPOL_F_ADDR)
-        assert bind.decode_mode(value)[0] == "bind" and bits == 1
-        bind.mbind(buf, "interleave", "0", offset=4 * mmap.PAGESIZE, length=4 * mmap.PAGESIZE)
+        assert bind.decode_mode(value)[0] == "bind" and bits == 1 << MEM
+        bind.mbind(buf, "interleave", str(MEM), offset=4 * mmap.PAGESIZE, length=4 * mmap.PAGESIZE)
     finally:
         buf.close()
 
@@ -251,9 +253,11 @@ def test_move_pages_and_migrate_pages_on_a_child(native):
                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     try:
         addr = int(proc.stdout.readline())
-        assert bind.move_pages(proc.pid, [addr, addr + mmap.PAGESIZE]) == [0, 0]
-        assert bind.move_pages(proc.pid, [addr], [0]) == [0]
-        assert bind.migrate_pages(proc.pid, "0", "0") == 0
+        where = bind.move_pages(proc.pid, [addr, addr + mmap.PAGESIZE])
+        assert all(node in bind.memory_nodes() for node in where)
+        assert bind.move_pages(proc.pid, [addr], [MEM]) == [MEM]
+        assert bind.move_pages(proc.pid, [addr]) == [MEM]
+        assert bind.migrate_pages(proc.pid, str(MEM), str(MEM)) == 0
         with pytest.raises(InputError, match="NUMA node"):
             bind.migrate_pages(proc.pid, "0", str(max(bind.numa_nodes()) + 1))
     finally:
@@ -297,7 +301,7 @@ def test_supported_modes_probe_matches_what_set_mempolicy_accepts(native):
         ok = []
         for mode in bind.MODES:
             try:
-                bind.set_mempolicy(mode, None if mode in ("default", "local") else "0")
+                bind.set_mempolicy(mode, None if mode in ("default", "local") else str(MEM))
                 ok.append(mode)
             except Unsupported:
                 pass
