@@ -1,4 +1,4 @@
-# distutils: sources = native/pn_cgwalk.c
+# distutils: sources = native/pn_cgwalk.c native/pn_cgparse.c
 # distutils: include_dirs = native
 """Native kubelet cgroup walker: same ``walk`` as :mod:`pynuma._pure_cgwalk`.
 

@@ -163,3 +163,62 @@ def test_walker_contract_missing_base_and_escapes(tmp_path, backend):
     os.symlink("/", tmp_path / "link")   # nor does a symlink
     with pytest.raises(OSError):
         mod.walk(fs.root_fd, ["link/sys/fs/cgroup"], False, spec, True, None)
+
+
+def _both_walkers():
+    from pynuma import _impl
+
+    impls = _impl.implementations("cgwalk")
+    if "native" not in impls:
+        pytest.skip("native walker not built")
+    return impls["native"], impls["pure"]
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+_garbage = st.one_of(
+    st.text(alphabet=st.sampled_from(list("0123456789 \t\n\r\x0b\x0c\x1c\x1fmaxé-+x_")), max_size=24),
+    st.integers(min_value=0, max_value=2**70).map(lambda v: f"{v}\n"),
+    st.lists(st.tuples(st.sampled_from(["anon", "file", "inactive_file", "file_mapped", "x"]),
+                       st.one_of(st.integers(min_value=0, max_value=2**64).map(str), st.just("1a"))),
+             max_size=5).map(lambda kv: "".join(f"{k} {v}\n" for k, v in kv)),
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(number=_garbage, stat=_garbage)
+def test_native_and_pure_parse_garbage_alike(tmp_path, number, stat):
+    native, pure = _both_walkers()
+    if not (tmp_path / "proc").exists():
+        build_tree(str(tmp_path), pods=make_pods(1, containers_per_pod=1), extra_files=False)
+    d, _uid, _cid = _first_container_dir(tmp_path)
+    (d / "pids.current").write_bytes(number.encode("utf-8"))
+    (d / "memory.stat").write_bytes(stat.encode("utf-8"))
+    fs = FsRoot(str(tmp_path))
+    from pynuma.cgroups.detect import detect
+
+    layout = detect(fs)
+    args = (fs.root_fd, cgwalk._bases(layout, layout.kubepods), True,
+            [tuple(s) for s in cgwalk._version(layout).file_specs(["2MB"])], True, None)
+    assert native.walk(*args) == pure.walk(*args)
+
+
+def test_walks_in_threads_agree(tmp_path):
+    import threading
+
+    native, _pure = _both_walkers()
+    build_tree(str(tmp_path), pods=make_pods(20), extra_files=False)
+    fs = FsRoot(str(tmp_path))
+    from pynuma.cgroups.detect import detect
+
+    layout = detect(fs)
+    args = (fs.root_fd, cgwalk._bases(layout, layout.kubepods), True,
+            [tuple(s) for s in cgwalk._version(layout).file_specs(["2MB"])], True, None)
+    want = native.walk(*args)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(native.walk(*args))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [want] * 4
