@@ -40,19 +40,20 @@ def _text_or_none(text: Optional[str]) -> Optional[str]:
 
 
 def pci_addresses(fs: FsRoot, names: Sequence[str],
-                  first: Optional[Sequence[Optional[str]]] = None) -> Dict[str, Optional[str]]:
-    """PCI address behind each link name (``None``: virtual, or no PCI ancestor).
+                  first: Optional[Sequence[Optional[str]]] = None) -> Dict[str, Tuple[bool, Optional[str]]]:
+    """``{name: (has a device, PCI address or None)}`` for each link name.
 
     ``first`` may hold the already-read ``device/uevent`` texts (same order as ``names``).
     """
     if first is None:
         first = fs.read_many(f"{CLASS_NET}/{n}/device/uevent" for n in names)
-    result: Dict[str, Optional[str]] = {}
+    result: Dict[str, Tuple[bool, Optional[str]]] = {}
     pending = []
     for name, text in zip(names, first):
         slot = parse_uevent(text).get("PCI_SLOT_NAME") if text is not None else None
-        result[name] = slot
-        if slot is None and fs.exists(f"{CLASS_NET}/{name}/device"):
+        has_device = text is not None or fs.exists(f"{CLASS_NET}/{name}/device")
+        result[name] = (has_device, slot)
+        if slot is None and has_device:
             pending.append(name)
     if pending:
         # "device/.." is resolved after the symlink, as the kernel does: the device's parent.
@@ -62,13 +63,15 @@ def pci_addresses(fs: FsRoot, names: Sequence[str],
             for text in texts[i * MAX_ANCESTORS:(i + 1) * MAX_ANCESTORS]:
                 slot = parse_uevent(text).get("PCI_SLOT_NAME") if text is not None else None
                 if slot is not None:
-                    result[name] = slot
+                    result[name] = (True, slot)
                     break
     return result
 
 
-def _locate(name: str, pci: Optional[str], has_device: bool,
+def _locate(found: Tuple[bool, Optional[str]],
             by_address: Dict[str, PciDevice]) -> Tuple[Optional[str], Optional[int], bool]:
+    """``(PCI address, NUMA node, virtual)`` of a link from :func:`pci_addresses`' answer."""
+    has_device, pci = found
     if pci is None:
         return None, None, not has_device
     dev = by_address.get(pci)
@@ -94,8 +97,7 @@ def discover_net(fs: FsRoot, devices: Sequence[PciDevice] = (),
             continue  # not a link directory (bonding_masters is a file here)
         if ifindex is None:
             warnings.append(f"{fs.host_path(CLASS_NET)}/{name}/ifindex: missing or unreadable")
-        has_device = fs.exists(f"{CLASS_NET}/{name}/device")
-        address, node, virtual = _locate(name, pci[name], has_device, by_address)
+        address, node, virtual = _locate(pci[name], by_address)
         state_text = _text_or_none(state)
         out.append(NetInterface(name, _int_or_none(ifindex), _text_or_none(mac),
                                 state_text.upper() if state_text else None, _int_or_none(mtu),
@@ -128,8 +130,7 @@ def discover_net_netlink(fs: FsRoot, devices: Sequence[PciDevice] = (),
     by_address = {d.address: d for d in devices}
     out = []
     for name, index, mac, state, mtu in rows:
-        has_device = fs.exists(f"{CLASS_NET}/{name}/device")
-        address, node, virtual = _locate(name, pci.get(name), has_device, by_address)
+        address, node, virtual = _locate(pci.get(name, (False, None)), by_address)
         out.append(NetInterface(name, index, mac, str(state).upper() if state else None,
                                 None if mtu is None else int(mtu), address, node, virtual, "netlink"))
     return tuple(out)
