@@ -21,8 +21,9 @@ cdef extern from *:
                  size_t nlists, int closest, const uint32_t *dist, uint64_t budget, uint64_t *out_mask,
                  int *out_pref, int *out_exact) nogil
 
-DEF PREFERRED = 1
-DEF NIL = 2
+cdef enum:
+    PREFERRED = 1
+    NIL = 2
 
 
 cdef int _fill(list ml, bytes pb, uint64_t *masks, uint8_t *flags) except -1:

@@ -1,0 +1,4 @@
+from typing import Optional, Sequence, Tuple
+
+def merge(default: int, lists: Sequence[Tuple[Sequence[int], bytes]], closest: bool,
+          dist: Optional[Sequence[Sequence[int]]], budget: int) -> Tuple[int, bool, bool]: ...
