@@ -47,13 +47,10 @@ def build_parser():
     return p
 
 
-def _split(argv):
-    """Options before ``--`` (or the first non-option word), the command after it."""
-    argv = list(argv)
-    if "--" in argv:
-        i = argv.index("--")
-        return argv[:i], argv[i + 1:]
-    return argv, []
+def _command(words):
+    """The command argparse left over, without the ``--`` that may introduce it."""
+    words = list(words)
+    return words[1:] if words[:1] == ["--"] else words
 
 
 def placement(args, fs):
@@ -89,10 +86,9 @@ def placement(args, fs):
 
 
 def main(argv) -> int:
-    opts, command = _split(argv)
     p = build_parser()
-    args = p.parse_args(opts)
-    command = list(args.command) + command
+    args = p.parse_args(argv)
+    command = _command(args.command)
     if not command and not args.dry_run:
         p.error("no command given (pynuma run [OPTIONS] -- CMD ARGS...)")
     from .. import bind

@@ -231,3 +231,10 @@ def test_bench_memory_json_tiny_run():
 def test_bench_bad_input_is_exit_2(args):
     cmd = ["bench"] + (["memory"] + args if args else [])
     _one_line_error(pynuma(*cmd), 2)
+
+
+def test_run_passes_a_later_double_dash_to_the_command():
+    for args in (["--cpus", "0", "echo", "--", "x"], ["--cpus", "0", "--", "echo", "--", "x"]):
+        result = pynuma("run", *args)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == "-- x"
