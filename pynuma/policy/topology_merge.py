@@ -151,7 +151,8 @@ class HintMerger:
         """``(best hint, exact)``; ``exact`` is False only when a huge machine forced the bounded search."""
         default = self.info.default_mask()
         core = impl or _impl.select("merge")
-        raw = [[-1 if h.numa_affinity is None else h.numa_affinity.bits for h in lst] for lst in self.lists]
+        # one pass per list, no property calls: this loop is most of the cost on big machines
+        raw = [[-1 if (a := h.numa_affinity) is None else a._bits for h in lst] for lst in self.lists]
         prefs = [bytes([h.preferred for h in lst]) for lst in self.lists]
         widest = max([default.bits] + [max(r) for r in raw if r])
         bits: Optional[List[int]] = None
