@@ -67,3 +67,20 @@ def test_pci_backed_links_point_at_listed_pci_functions(live):
         assert link.pci_address in addresses
         real = os.path.realpath(f"/sys/class/net/{link.name}/device")
         assert link.pci_address in real.split("/")
+
+
+def test_topology_devices_on_the_live_host_uses_netlink():
+    import json
+    import subprocess
+    import sys
+
+    run = lambda *a: subprocess.run([sys.executable, "-m", "pynuma", "topology", *a], capture_output=True,
+                                    text=True, timeout=120)
+    table = run("--devices")
+    assert table.returncode == 0, table.stderr
+    assert "(links from netlink)" in table.stdout
+    data = json.loads(run("--devices", "--json").stdout)
+    assert {n["source"] for n in data["net_interfaces"]} == {"netlink"}
+    plain = json.loads(run("--json").stdout)  # the default path stays on sysfs (no pyroute2 import)
+    assert {n["source"] for n in plain["net_interfaces"]} <= {"sysfs"}
+    assert sorted(n["name"] for n in plain["net_interfaces"]) == sorted(n["name"] for n in data["net_interfaces"])
