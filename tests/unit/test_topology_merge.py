@@ -141,3 +141,18 @@ def test_node_ids_beyond_64_are_relabelled_for_the_native_core():
     want = m.merge_exhaustive()
     for mod in IMPLS.values():
         assert m.merge_ex(mod) == (want, True)
+
+
+# Every hint of a 3-node machine; every choice of one hint for each of three providers.
+_ALL3 = [H(None, p) for p in (True, False)] + [H([i for i in range(3) if m >> i & 1], p)
+                                             for m in range(8) for p in (True, False)]
+
+
+def test_exhaustive_three_nodes_single_hint_lists():
+    for a in _ALL3:
+        for b in _ALL3:
+            for c in _ALL3:
+                m = _merger(3, [[a], [b], [c]], False)
+                want = m.merge_exhaustive()
+                for mod in IMPLS.values():
+                    assert m.merge_ex(mod) == (want, True), (a, b, c)
