@@ -3,6 +3,7 @@
     pynuma allocate cpus --count 4 --topology topo.json
     pynuma allocate cpus --count 4 --available 2-15 --reserved 0,8 --option full-pcpus-only
     pynuma allocate cpus --count 8 --numa 1 --root /path/to/dump --json
+    pynuma allocate cpus --count 2 --num-reserved 2 --topology topo.json
 
 The request is one Guaranteed container asking for ``--count`` exclusive
 CPUs; the shared pool is ``--available`` (default: every CPU) minus
@@ -28,7 +29,10 @@ def _build_parser():
     c = sub.add_parser("cpus", help="pick CPUs for one Guaranteed container")
     c.add_argument("--count", required=True, metavar="N", help="number of exclusive CPUs to pick")
     c.add_argument("--available", metavar="LIST", help="free CPUs (cpulist); default: every CPU")
-    c.add_argument("--reserved", metavar="LIST", help="reserved CPUs, never given out (cpulist)")
+    res = c.add_mutually_exclusive_group()
+    res.add_argument("--reserved", metavar="LIST", help="reserved CPUs, never given out (cpulist)")
+    res.add_argument("--num-reserved", metavar="N", type=int,
+                     help="reserve N CPUs picked as the kubelet picks them (kube/system-reserved cpu)")
     c.add_argument("--option", action="append", default=[], metavar="NAME[=VALUE]",
                    help="CPU Manager policy option (repeatable), e.g. full-pcpus-only or "
                         "distribute-cpus-across-numa=true")
@@ -104,6 +108,10 @@ def main(argv) -> int:
     count = _count(args.count, topo)
     available = _cpulist(args.available, "--available", topo) if args.available is not None else topo.cpus()
     reserved = _cpulist(args.reserved, "--reserved", topo) if args.reserved else CPUSet()
+    if args.num_reserved is not None:
+        if not 0 <= args.num_reserved <= len(topo.cpus()):
+            raise InputError(f"--num-reserved: {args.num_reserved} is not between 0 and {len(topo.cpus())}")
+        reserved = StaticPolicy(topo, num_reserved=args.num_reserved, options=opts).reserved
     nodes = None
     if args.numa is not None:
         nodes = _cpulist(args.numa, "--numa")
@@ -123,7 +131,7 @@ def main(argv) -> int:
         pod = Pod(name="p", uid="p", containers=(container,))
         cpus = policy.allocate(state, pod, container, None if nodes is None else list(nodes)) or CPUSet()
     if args.json:
-        print_json({"cpus": str(cpus), "count": len(cpus),
+        print_json({"cpus": str(cpus), "count": len(cpus), "reserved": str(reserved),
                     "numa_nodes": sorted({topo.node_of(c) for c in cpus}),
                     "options": opts.as_flags()})
     else:

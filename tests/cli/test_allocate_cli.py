@@ -54,6 +54,15 @@ def test_reserved_numa_and_json(dual):
     assert got["count"] == 2 and got["numa_nodes"] == [0] and "0" not in got["cpus"].split(",")
 
 
+def test_num_reserved_picks_like_the_kubelet(dual):
+    out = run("--count", "2", "--num-reserved", "2", "--topology", dual, "--json")
+    got = json.loads(out.stdout)
+    reserved = take_by_topology(DUAL_NODE_HT, DUAL_NODE_HT.cpus(), 2)
+    assert out.returncode == 0 and got["reserved"] == str(reserved)
+    assert CPUSet.parse(got["cpus"]).isdisjoint(reserved)
+    assert "--num-reserved" in one_line_error(run("--count", "1", "--num-reserved", "99", "--topology", dual), 2)
+
+
 def test_group_size_runs_the_distributed_algorithm(dual):
     out = run("--count", "4", "--option", "distribute-cpus-across-numa", "--option", "cpu-group-size=2",
               "--topology", dual)
