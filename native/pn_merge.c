@@ -29,6 +29,7 @@
 #define PN_MERGE_NIL 2u
 #define PN_MERGE_DENSE_MAX 20
 #define PN_MERGE_BEAM_WIDTH 4096
+#define PN_MERGE_BEAM_MIN 16
 
 typedef struct {
     int closest;
@@ -461,11 +462,21 @@ int pn_merge(uint64_t def, const uint64_t *masks, const uint8_t *flags, const si
         goto done;
     }
     if (!sparse_ok) {
+        /* bounded: at most ~budget ANDs per list, so the beam narrows as the lists grow */
+        size_t longest = 1, width;
+        for (size_t l = 0; l < nlists; l++)
+            if (tlen[l] > longest)
+                longest = tlen[l];
+        width = budget / longest;
+        if (width > PN_MERGE_BEAM_WIDTH)
+            width = PN_MERGE_BEAM_WIDTH;
+        if (width < PN_MERGE_BEAM_MIN)
+            width = PN_MERGE_BEAM_MIN;
         *out_exact = 0;
         nstates = 1;
         states[0] = def;
         for (size_t l = 0; l < nlists; l++)
-            if ((rc = expand(&states, &nstates, tl[l], tlen[l], PN_MERGE_BEAM_WIDTH, &c)) < 0)
+            if ((rc = expand(&states, &nstates, tl[l], tlen[l], width, &c)) < 0)
                 goto out;
     }
     for (size_t s = 0; s < nstates; s++)

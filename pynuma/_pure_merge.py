@@ -35,6 +35,7 @@ from typing import List, Optional, Sequence, Tuple
 
 DENSE_MAX = 20  # 2**20 masks of uint64 counts: 8 MiB per array
 BEAM_WIDTH = 4096
+BEAM_MIN = 16
 
 
 def _popcount(x: int) -> int:
@@ -255,7 +256,10 @@ def merge(default: int, lists, closest: bool, dist, budget: int) -> Tuple[int, b
         if _popcount(default) <= DENSE_MAX:
             states = _dense(default, tlists)
         else:
-            states = _beam(default, tlists, best_np, closest, dist, BEAM_WIDTH)
+            # bounded: at most ~budget ANDs per list, so the beam narrows as the lists grow
+            longest = max([1] + [len(t) for t in tlists])
+            width = max(BEAM_MIN, min(BEAM_WIDTH, budget // longest))
+            states = _beam(default, tlists, best_np, closest, dist, width)
             exact = False
     if not states:
         return default, False, exact
