@@ -31,7 +31,7 @@ Returns ``(mask, preferred, exact)``.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 DENSE_MAX = 20  # 2**20 masks of uint64 counts: 8 MiB per array
 BEAM_WIDTH = 4096
