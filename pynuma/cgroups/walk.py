@@ -136,9 +136,15 @@ def _bases(layout: CgroupLayout, rel: str) -> List[str]:
 
 def _records(fs: FsRoot, layout: CgroupLayout, rel: str, full: bool, hook=None):
     sizes = huge_sizes(fs)
+    bases = _bases(layout, rel)
     specs = [tuple(s) for s in _version(layout).file_specs(sizes)]
+    if full:
+        # A controller file the walk's top cgroup lacks, no cgroup below it has (v2 enables
+        # controllers top-down; v1 hierarchies hold the same files everywhere): skip it once here
+        # rather than failing an open in every cgroup.
+        specs = [s for s in specs if bases[s[0]] and fs.exists(f"/{bases[s[0]]}/{s[1]}")]
     try:
-        recs = _walker.walk(fs.root_fd, _bases(layout, rel), layout.driver == "systemd", specs, full, hook)
+        recs = _walker.walk(fs.root_fd, bases, layout.driver == "systemd", specs, full, hook)
     except OSError as err:
         where = fs.host_path((layout.primary or "") + rel)
         raise PynumaError(f"{where}: {err.strerror or err}") from err

@@ -97,3 +97,12 @@ def test_node_root_stats(tmp_path, walker, mode):
     assert st.memory_working_set == max(st.memory_usage - e.inactive_file, 0)
     from pynuma.cgroups.synthetic import MEM_TOTAL
     assert st.memory_limit == MEM_TOTAL
+
+
+def test_files_absent_at_kubepods_are_not_looked_for_below(tmp_path, walker):
+    # v2 enables controllers top-down: no hugetlb file in kubepods means none below it
+    build_tree(str(tmp_path), pods=make_pods(2), extra_files=False)
+    (tmp_path / "sys/fs/cgroup/kubepods.slice/hugetlb.2MB.current").unlink()
+    pods = cgwalk.walk_pods(FsRoot(str(tmp_path)))
+    assert pods and all(p.stats.hugetlb == {} and p.stats.memory_usage for p in pods)
+    assert all(c.stats.hugetlb == {} for p in pods for c in p.containers)
