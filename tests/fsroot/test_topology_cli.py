@@ -1,0 +1,130 @@
+"""``pynuma topology`` run as a command: output forms, exit codes, one-line errors."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pynuma.cli.topology import dumps
+from tests.fixtures.sysfs_builder import Machine, put
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+def run(*args, cwd=None):
+    env = dict(os.environ, PYTHONPATH=str(PROJECT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "pynuma", "topology", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    m = Machine(packages=2, nodes_per_package=2, cores_per_node=2, threads=2, offline=[5], memory_only_nodes=[3])
+    return m.write(tmp_path_factory.mktemp("machine"))
+
+
+def test_json_has_the_checker_keys(root):
+    res = run("--root", root, "--json")
+    assert res.returncode == 0, res.stderr
+    data = json.loads(res.stdout)
+    assert data["online_cpus"] == "0-4,6-11"
+    assert data["cores"] == 6
+    assert [p["id"] for p in data["packages"]] == [0, 1]
+    node3 = next(n for n in data["numa_nodes"] if n["id"] == 3)
+    assert node3["cpus"] == "" and node3["memory_bytes"] > 0
+    assert node3["hugepages"]["2048"] == {"total": 4, "free": 3, "surplus": 0, "reserved": None}
+    assert data["distances"]["nodes"] == [0, 1, 2, 3]
+    assert set(data["cpus"][0]) >= {"id", "package", "die", "cluster", "core_id", "core", "node",
+                                    "uncore_cache", "online"}
+
+
+def test_tree_marks_offline_and_memory_only(root):
+    res = run("--root", root)
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert out.startswith("Machine (")
+    assert "Package P#0" in out and "Package P#1" in out
+    assert "NUMANode N#3" in out and "no CPUs" in out
+    assert "Offline CPUs: 5" in out
+    assert "L3" in out and "Core #0" in out and "CPU 11" in out
+
+
+def test_distances_table(root):
+    res = run("--root", root, "--distances")
+    assert res.returncode == 0
+    lines = res.stdout.splitlines()
+    assert lines[0] == "node distances (source: sysfs)"
+    assert lines[1].split() == ["node", "0", "1", "2", "3"]
+    assert lines[2].split() == ["0", "10", "20", "20", "20"]
+
+
+def test_save_then_load(root, tmp_path):
+    saved = tmp_path / "topo.json"
+    res = run("--root", root, "--save", str(saved))
+    assert res.returncode == 0 and res.stdout == ""
+    direct = json.loads(run("--root", root, "--json").stdout)
+    loaded = run("--topology", str(saved), "--json")
+    assert loaded.returncode == 0, loaded.stderr
+    assert json.loads(loaded.stdout) == direct == json.loads(saved.read_text())
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--bogus"], "unrecognized argument"),
+    (["--root"], "expected one argument"),
+    (["--json", "--distances"], "cannot be combined"),
+])
+def test_usage_errors_exit_2_one_line(args, needle):
+    res = run(*args)
+    assert res.returncode == 2
+    assert needle in res.stderr.splitlines()[0]
+    assert "Traceback" not in res.stderr
+
+
+def _one_line_error(res):
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in res.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("text", ["3-1\n", "x\n"])
+def test_bad_cpulist_in_dump_is_one_line_exit_2(tmp_path, text):
+    root = Machine(packages=1, cores_per_node=2).write(tmp_path)
+    put(root, "/sys/devices/system/cpu/online", text)
+    line = _one_line_error(run("--root", root, "--json"))
+    assert line.startswith("pynuma topology: error: ") and "sys/devices/system/cpu/online" in line
+
+
+def test_missing_root_is_one_line_exit_2(tmp_path):
+    line = _one_line_error(run("--root", str(tmp_path / "absent")))
+    assert "absent" in line
+
+
+@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"online_cpus": "0-1"}', ""])
+def test_bad_topology_file_is_one_line_exit_2(tmp_path, content):
+    path = tmp_path / "t.json"
+    path.write_text(content)
+    line = _one_line_error(run("--topology", str(path)))
+    assert str(path) in line
+
+
+def test_missing_topology_file(tmp_path):
+    line = _one_line_error(run("--topology", str(tmp_path / "none.json")))
+    assert "none.json" in line
+
+
+def test_help_exits_0():
+    res = run("--help")
+    assert res.returncode == 0 and "--topology FILE" in res.stdout
+
+
+@pytest.mark.parametrize("value", [
+    {"a": [1, 2, {"b": None}], "c": True, "d": "quote\" back\\ nl\n tab\t \x01 é \U0001f600"},
+    [], {}, [[10, 20], [20, 10]], {"nested": {"x": [], "y": {}}}, -1, 1.5, "",
+])
+def test_tiny_json_encoder_matches_json(value):
+    assert json.loads(dumps(value)) == value
