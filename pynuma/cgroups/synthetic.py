@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from .detect import CGROUPFS, HYBRID, SYSTEMD, V1, V2
+from .detect import HYBRID, SYSTEMD, V1, V2
 from .kubepods import BEST_EFFORT, BURSTABLE, GUARANTEED, container_cgroup_name, pod_cgroup_name
 
 MEM_TOTAL = 64 << 30

@@ -18,8 +18,8 @@ from .. import _impl
 from ..errors import PynumaError, Unsupported
 from ..fsroot import FsRoot
 from . import v1, v2
-from ._spec import (ANON, BASE, CONTAINER, CPU_NS, FILE, HUGETLB0, INACTIVE_FILE, LIMIT, NSLOTS, PIDS_CURRENT,
-                    PIDS_MAX, POD, TIER, UNLIMITED, USAGE, huge_sizes_from_listing, parse_int, parse_keyed,
+from ._spec import (ANON, CONTAINER, CPU_NS, FILE, HUGETLB0, INACTIVE_FILE, LIMIT, NSLOTS, PIDS_CURRENT,
+                    PIDS_MAX, POD, UNLIMITED, USAGE, huge_sizes_from_listing, parse_int, parse_keyed,
                     working_set)
 from .detect import CgroupLayout, detect
 
