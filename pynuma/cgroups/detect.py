@@ -14,12 +14,15 @@ so a surprising answer can be explained.
 """
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from ..errors import ParseError, Unsupported
 from ..fsroot import FsRoot
+
+log = logging.getLogger("pynuma.cgroups")
 
 V1, V2, HYBRID = "v1", "v2", "hybrid"
 SYSTEMD, CGROUPFS = "systemd", "cgroupfs"
@@ -149,5 +152,7 @@ def detect(fs: FsRoot, cgroup_root: str = "/") -> CgroupLayout:
         raise ParseError(fs.host_path(MOUNTS), str(err)) from None
     layout = layout_from_mounts(mounts)
     driver, kubepods, why = find_kubepods(fs, layout, cgroup_root)
+    for reason in layout.reasons + (why,):
+        log.debug("cgroup detection (%s): %s", fs.root, reason)
     return CgroupLayout(mode=layout.mode, v1_mounts=layout.v1_mounts, unified=layout.unified,
                         driver=driver, kubepods=kubepods, reasons=layout.reasons + (why,))

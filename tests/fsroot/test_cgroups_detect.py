@@ -78,3 +78,13 @@ def test_detect_errors_name_the_file(tmp_path):
     (tmp_path / "proc/mounts").write_text("cgroup /x cgroup\n")
     with pytest.raises(ParseError, match="proc/mounts"):
         detect(FsRoot(str(tmp_path)))
+
+
+def test_detection_path_is_logged(tmp_path, caplog):
+    import logging
+
+    build_tree(str(tmp_path), mode=HYBRID, driver=SYSTEMD)
+    with caplog.at_level(logging.DEBUG, logger="pynuma.cgroups"):
+        detect(FsRoot(str(tmp_path)))
+    text = caplog.text
+    assert "hybrid mode" in text and "systemd cgroup driver" in text
