@@ -384,8 +384,9 @@ static int dense_best(uint64_t def, uint64_t *const *tl, const size_t *tlen, siz
     return 0;
 }
 
+/* mode: 0 = choose, 1 = prefer the sparse expansion, 2 = prefer the transforms (tests use 1 and 2). */
 int pn_merge(uint64_t def, const uint64_t *masks, const uint8_t *flags, const size_t *offs, size_t nlists,
-             int closest, const uint32_t *dist, uint64_t budget, uint64_t *out_mask, int *out_pref,
+             int closest, const uint32_t *dist, uint64_t budget, int mode, uint64_t *out_mask, int *out_pref,
              int *out_exact)
 {
     ctx_t c = {closest, dist, 0};
@@ -428,13 +429,22 @@ int pn_merge(uint64_t def, const uint64_t *masks, const uint8_t *flags, const si
      * to deduplicate lists the transforms read as indicator arrays anyway. */
     int ndef = popc(def), go_dense = 0;
     if (ndef <= PN_MERGE_DENSE_MAX) {
-        uint64_t bound = 1, cap = (uint64_t)1 << ndef;
+        /* ...or when the transforms are simply cheaper than the bound on the sparse work */
+        uint64_t bound = 1, cap = (uint64_t)1 << ndef, sparse_cost = 0, dense_cost = 0;
         for (size_t l = 0; l < nlists && !go_dense; l++) {
             uint64_t len = offs[l + 1] - offs[l];
             if (bound * len > budget)
                 go_dense = 1;
+            sparse_cost += bound * len;
+            dense_cost += len + 3 * (uint64_t)ndef * cap;
             bound = bound * len < cap ? bound * len : cap;
         }
+        if (mode == 0 && dense_cost < sparse_cost)
+            go_dense = 1;
+        if (mode == 1)
+            go_dense = 0;
+        if (mode == 2)
+            go_dense = 1;
     }
     for (size_t l = 0; l < nlists; l++) {
         tl[l] = tbuf + offs[l];

@@ -14,12 +14,12 @@ cdef extern from *:
     #include <stddef.h>
     #include <stdint.h>
     int pn_merge(uint64_t def, const uint64_t *masks, const uint8_t *flags, const size_t *offs, size_t nlists,
-                 int closest, const uint32_t *dist, uint64_t budget, uint64_t *out_mask, int *out_pref,
-                 int *out_exact);
+                 int closest, const uint32_t *dist, uint64_t budget, int mode, uint64_t *out_mask,
+                 int *out_pref, int *out_exact);
     """
     int pn_merge(uint64_t default, const uint64_t *masks, const uint8_t *flags, const size_t *offs,
-                 size_t nlists, int closest, const uint32_t *dist, uint64_t budget, uint64_t *out_mask,
-                 int *out_pref, int *out_exact) nogil
+                 size_t nlists, int closest, const uint32_t *dist, uint64_t budget, int mode,
+                 uint64_t *out_mask, int *out_pref, int *out_exact) nogil
 
 cdef enum:
     PREFERRED = 1
@@ -45,11 +45,15 @@ cdef int _fill(list ml, bytes pb, uint64_t *masks, uint8_t *flags) except -1:
     return 0
 
 
-def merge(default, lists, closest, dist, budget):
+_MODES = {"auto": 0, "sparse": 1, "dense": 2}
+
+
+def merge(default, lists, closest, dist, budget, strategy="auto"):
     """The kubelet's merged best hint as ``(mask, preferred, exact)``."""
     cdef size_t nlists = len(lists), total = 0, i = 0, l
     cdef uint64_t c_default, out_mask = 0, c_budget = budget
     cdef int out_pref = 0, out_exact = 1, rc, c_closest = 1 if closest else 0
+    cdef int mode = _MODES[strategy]
     cdef uint64_t *masks = NULL
     cdef uint8_t *flags = NULL
     cdef size_t *offs = NULL
@@ -90,7 +94,7 @@ def merge(default, lists, closest, dist, budget):
                     if col < 64:
                         cdist[r * 64 + col] = d
         with nogil:
-            rc = pn_merge(c_default, masks, flags, offs, nlists, c_closest, cdist, c_budget,
+            rc = pn_merge(c_default, masks, flags, offs, nlists, c_closest, cdist, c_budget, mode,
                           &out_mask, &out_pref, &out_exact)
         if rc == -12:
             raise MemoryError()

@@ -129,14 +129,18 @@ def _trimmed(default: int, masks) -> List[int]:
     return out
 
 
-def _sparse_bound_exceeds(ndef: int, lengths, budget: int) -> bool:
-    """Whether even an upper bound of the sparse work (states x hints per step) exceeds ``budget``."""
+def _sparse_bound_exceeds(ndef: int, lengths, budget: int, strategy: str = "auto") -> bool:
+    """Go dense: an upper bound of the sparse work (states x hints per step) exceeds ``budget``,
+    or the transforms are cheaper than that bound."""
     bound, cap = 1, 1 << ndef
+    sparse_cost = dense_cost = 0
     for n in lengths:
         if bound * n > budget:
-            return True
+            return strategy != "sparse"
+        sparse_cost += bound * n
+        dense_cost += n + 3 * ndef * cap
         bound = min(bound * n, cap)
-    return False
+    return strategy == "dense" or (strategy == "auto" and dense_cost < sparse_cost)
 
 
 def _sparse(default: int, tlists, budget: int):
@@ -232,8 +236,14 @@ def _beam(default: int, tlists, best_np: int, closest: bool, dist, width: int) -
     return states
 
 
-def merge(default: int, lists, closest: bool, dist, budget: int) -> Tuple[int, bool, bool]:
-    """The kubelet's merged best hint as ``(mask, preferred, exact)`` (see the module doc)."""
+def merge(default: int, lists, closest: bool, dist, budget: int, strategy: str = "auto") -> Tuple[int, bool, bool]:
+    """The kubelet's merged best hint as ``(mask, preferred, exact)`` (see the module doc).
+
+    ``strategy`` ``"sparse"`` / ``"dense"`` only forces the choice between the two
+    exact searches (tests compare them); the answer never depends on it.
+    """
+    if strategy not in ("auto", "sparse", "dense"):
+        raise KeyError(strategy)
     if closest and dist is None:
         raise ValueError("closest comparison needs a distance matrix")
     lists = [(list(masks), list(prefs)) for masks, prefs in lists]
@@ -245,7 +255,7 @@ def merge(default: int, lists, closest: bool, dist, budget: int) -> Tuple[int, b
     best_np = best_non_preferred_count(lists)
     exact = True
     ndef = _popcount(default)
-    if ndef <= DENSE_MAX and _sparse_bound_exceeds(ndef, [len(m) for m, _ in lists], budget):
+    if ndef <= DENSE_MAX and _sparse_bound_exceeds(ndef, [len(m) for m, _ in lists], budget, strategy):
         states = _dense(default, [_trimmed(default, masks) for masks, _ in lists])
         if not states:
             return default, False, True

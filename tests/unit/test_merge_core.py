@@ -43,9 +43,10 @@ def test_dense_and_sparse_agree(p):
     backend_mods = _impl.implementations("merge")
     default, lists, closest, dist = p
     for mod in backend_mods.values():
-        sparse = mod.merge(default, lists, closest, dist, 1 << 30)
-        dense = mod.merge(default, lists, closest, dist, 0)  # budget 0 forces the transforms
-        assert sparse == dense
+        sparse = mod.merge(default, lists, closest, dist, 1 << 30, "sparse")
+        dense = mod.merge(default, lists, closest, dist, 1 << 30, "dense")
+        over_budget = mod.merge(default, lists, closest, dist, 0)  # budget 0: straight to the transforms
+        assert sparse == dense == over_budget == mod.merge(default, lists, closest, dist, 1 << 30)
         assert sparse[2] is True
 
 
@@ -87,3 +88,9 @@ def test_native_refuses_masks_wider_than_64_bits():
         pytest.skip("native merge not built")
     with pytest.raises(ValueError):
         native.merge(1 << 70, [], False, None, 10)
+
+
+def test_unknown_strategy_is_refused(backend_mods):
+    for mod in backend_mods.values():
+        with pytest.raises(KeyError):
+            mod.merge(1, [], False, None, 10, "fastest")

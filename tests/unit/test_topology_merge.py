@@ -129,6 +129,11 @@ def test_structured_hints_agree_across_strategies(n):
                 answers.add(m.merge_ex(mod))
         finally:
             tm.MERGE_BUDGET = old
+    enc = [([h.numa_affinity.bits for h in lst], bytes(h.preferred for h in lst)) for lst in lists]
+    for mod in IMPLS.values():
+        for strategy in ("sparse", "dense"):
+            mask, pref, exact = mod.merge((1 << n) - 1, enc, False, None, 1 << 40, strategy)
+            answers.add((TopologyHint(NUMAMask.from_bits(mask), pref), exact))
     assert len(answers) == 1
     hint, exact = answers.pop()
     assert exact and hint.numa_affinity
