@@ -12,10 +12,10 @@
  *    masks are equal, so the preferred candidates are the masks M such that
  *    every list holds a preferred M or a preferred nil: linear work.
  *  - Only without any preferred candidate do we need the achievable ANDs:
- *    deduplicated list-by-list expansion (sparse) while it fits the budget,
- *    else superset-sum transforms over the 2^n masks of the machine (dense;
- *    pair counts by zeta/Moebius are exact in 64 bits for n <= 31), else a
- *    deterministic bounded beam (flagged inexact).
+ *    deduplicated list-by-list expansion (sparse) while it fits the budget
+ *    and is cheaper, else superset-sum transforms over the 2^n masks of the
+ *    machine (dense; pair counts by zeta/Moebius are exact in 64 bits for
+ *    n <= 31), else a deterministic bounded beam (flagged inexact).
  *
  * Pure C: no Python objects; 0 or -errno.  The pure twin is
  * pynuma/_pure_merge.py and must stay decision-for-decision identical.

@@ -17,12 +17,12 @@ the lists) returns, without walking the cross product:
    preferred M or a preferred nil hint.
 3. Only when no preferred candidate exists do we need the set of
    achievable ANDs.  It is built list by list with duplicates removed
-   (sparse), or, when that would exceed ``budget`` operations and the
-   machine has at most ``DENSE_MAX`` nodes, by superset-sum transforms
-   over all 2**n masks (dense: counts of pairs whose AND is exactly R via
-   zeta/Moebius, exact in 64 bits).  Above both limits a deterministic beam
-   keeps the ``budget``-bounded best states and the answer is flagged
-   inexact.
+   (sparse), or, on machines of at most ``DENSE_MAX`` nodes when that
+   would exceed ``budget`` operations or cost more than the transforms,
+   by superset-sum transforms over all 2**n masks (dense: counts of pairs
+   whose AND is exactly R via zeta/Moebius, exact in 64 bits).  Above both
+   limits a deterministic beam (at most ~``budget`` ANDs per list) keeps
+   the states closest to B and the answer is flagged inexact.
 
 Masks are ints (bit i = node i); a nil affinity is ``-1``.  ``lists`` is a
 sequence of ``(masks, prefs)`` pairs (``prefs`` a bytes/list of 0/1).
