@@ -10,25 +10,36 @@ the value types of :mod:`pynuma.model` use this instead::
     p = Package(0, CPUSet.parse("0-3"))
     p.id, p == Package(id=0, cpus=p.cpus), p.replace(id=1)
 
-``_defaults`` gives trailing fields a default value.  The generated
-``__init__`` is plain positional code (no per-call loops), which keeps
-building thousands of records cheap.
+``_defaults`` gives trailing fields a default value.  A call with every
+field positional takes a short fast path, which keeps building thousands
+of records cheap without generating code per class (``exec`` at import
+would cost more than it saves).
 """
 from __future__ import annotations
 
-_MISSING = object()
+_set = object.__setattr__
 
 
-def _make_init(fields: tuple, defaults: dict):
-    params = []
-    for name in fields:
-        params.append(f"{name}=_d_{name}" if name in defaults else name)
-    body = "".join(f"    _set(self, {name!r}, {name})\n" for name in fields) or "    pass\n"
-    src = f"def __init__(self, {', '.join(params)}):\n{body}"
-    namespace = {"_set": object.__setattr__}
-    namespace.update({f"_d_{k}": v for k, v in defaults.items()})
-    exec(src, namespace)  # noqa: S102 - generated from class-level field names only
-    return namespace["__init__"]
+def _init_slow(self, args: tuple, kwargs: dict) -> None:
+    """Keyword arguments and defaults (the all-positional call takes the fast path)."""
+    fields = self._fields
+    name = type(self).__name__
+    if len(args) > len(fields):
+        raise TypeError(f"{name}() takes {len(fields)} arguments, got {len(args)}")
+    for field, value in zip(fields, args):
+        _set(self, field, value)
+    defaults = self._defaults
+    for field in fields[len(args):]:
+        if field in kwargs:
+            _set(self, field, kwargs.pop(field))
+        elif field in defaults:
+            _set(self, field, defaults[field])
+        else:
+            raise TypeError(f"{name}() missing argument {field!r}")
+    if kwargs:
+        extra = sorted(kwargs)
+        dup = [k for k in extra if k in fields]
+        raise TypeError(f"{name}() got {'multiple values for' if dup else 'unexpected'} argument(s) {extra}")
 
 
 class Record:
@@ -50,7 +61,14 @@ class Record:
                 seen_default = True
             elif seen_default:
                 raise TypeError(f"{cls.__name__}: field {name!r} without default follows one with a default")
-        cls.__init__ = _make_init(fields, defaults)
+
+    def __init__(self, *args, **kwargs) -> None:
+        fields = self._fields
+        if not kwargs and len(args) == len(fields):
+            for name, value in zip(fields, args):
+                _set(self, name, value)
+        else:
+            _init_slow(self, args, kwargs)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"{type(self).__name__} is immutable")
