@@ -14,6 +14,10 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from posix.unistd cimport close
+
+
+cdef extern from "Python.h":
+    object PyUnicode_DecodeFSDefaultAndSize(const char *s, Py_ssize_t size)
 from posix.fcntl cimport O_RDONLY, O_WRONLY
 
 
@@ -187,7 +191,7 @@ def list_at(int rootfd, path) -> list:
             raise _oserror(count, path)
         while pos < buf.len:
             ln = c_strlen(buf.data + pos)
-            names.append(_fsdecode(PyBytes_FromStringAndSize(buf.data + pos, ln)))
+            names.append(PyUnicode_DecodeFSDefaultAndSize(buf.data + pos, <Py_ssize_t>ln))
             pos += ln + 1
         return names
     finally:
