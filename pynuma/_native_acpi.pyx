@@ -4,6 +4,7 @@
 """Native ACPI SLIT/SRAT parsers (twin of ``pynuma._pure_acpi``)."""
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 
 
 cdef extern from "pn.h" nogil:
@@ -23,8 +24,8 @@ _MIN = {"SLIT": 44, "SRAT": 48}
 _SRAT_MIN = (16, 40, 24, 18, 12, 32, 32)
 
 
-cdef object _header_error(int rc, const uint8_t[::1] d, str name):
-    cdef size_t n = d.shape[0]
+cdef object _header_error(int rc, bytes d, str name):
+    cdef size_t n = len(d)
     if rc == PN_ACPI_TRUNCATED:
         return ValueError(f"{name}: truncated table ({n} bytes, at least {_MIN[name]} needed)")
     if rc == PN_ACPI_SIGNATURE:
@@ -37,23 +38,27 @@ cdef object _header_error(int rc, const uint8_t[::1] d, str name):
     return None
 
 
-cdef const uint8_t[::1] _view(data):
+cdef bytes _view(data):
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError("ACPI table must be bytes")
     return bytes(data)
 
 
+cdef inline const uint8_t *_ptr(bytes b):
+    return <const uint8_t *>PyBytes_AS_STRING(b)
+
+
 def parse_slit(data) -> list:
     """Distance matrix ``[[int]]`` (rows = ACPI proximity domains) of a raw SLIT table."""
-    cdef const uint8_t[::1] d = _view(data)
+    cdef bytes d = _view(data)
     cdef uint64_t count = 0
-    cdef size_t off = 0, n = d.shape[0], i
-    cdef int rc = pn_slit_parse(&d[0] if n else NULL, n, &count, &off) if n >= 44 else PN_ACPI_TRUNCATED
+    cdef size_t off = 0, n = len(d), i
+    cdef int rc = pn_slit_parse(_ptr(d), n, &count, &off) if n >= 44 else PN_ACPI_TRUNCATED
     if rc == PN_ACPI_COUNT:
         raise ValueError(f"SLIT: {count} localities need {44 + count * count} bytes, table has {n}")
     if rc != PN_ACPI_OK:
         raise _header_error(rc, d, "SLIT")
-    body = bytes(d[off:])
+    body = d[off:]
     return [list(body[i * count:(i + 1) * count]) for i in range(count)]
 
 
@@ -87,8 +92,8 @@ def slit_is_valid(matrix) -> tuple:
 
 def parse_srat(data) -> dict:
     """Affinity entries of a raw SRAT table (see ``pynuma._pure_acpi.parse_srat``)."""
-    cdef const uint8_t[::1] d = _view(data)
-    cdef size_t n = d.shape[0], count = 0, bad = 0, cap = 0, i
+    cdef bytes d = _view(data)
+    cdef size_t n = len(d), count = 0, bad = 0, cap = 0, i
     cdef unsigned rev = 0
     cdef pn_srat_entry *out = NULL
     cdef int rc
@@ -96,7 +101,7 @@ def parse_srat(data) -> dict:
         raise _header_error(PN_ACPI_TRUNCATED, d, "SRAT")
     try:
         while True:
-            rc = pn_srat_parse(&d[0], n, out, cap, &count, &bad, &rev)
+            rc = pn_srat_parse(_ptr(d), n, out, cap, &count, &bad, &rev)
             if rc != PN_ACPI_OK or count <= cap:
                 break
             cap = count
