@@ -248,7 +248,7 @@ def move_pages(int pid, object addresses, object nodes=None, int flags=0):
     cdef size_t i
     if nodes is not None:
         nodes = list(nodes)
-        if len(nodes) != n:
+        if <size_t>len(nodes) != n:
             raise ValueError("move_pages: one target node per page")
     if n == 0:
         return []
