@@ -82,7 +82,7 @@ srat_tables = st.builds(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(raw=srat_tables, cut=st.integers(0, 400), byte=st.integers(0, 255), mutate=st.booleans())
 def test_backends_agree_on_srat(raw, cut, byte, mutate):
     if mutate and cut < len(raw):

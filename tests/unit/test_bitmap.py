@@ -138,7 +138,7 @@ list_like = st.lists(st.tuples(st.integers(0, 300), st.integers(0, 300), st.inte
 
 
 @pytest.mark.skipif("native" not in IMPLS, reason="native bitmap not built")
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(text=st.one_of(noisy, list_like))
 def test_native_and_pure_accept_and_reject_alike(text):
     pure, native = IMPLS["pure"], IMPLS["native"]
