@@ -15,6 +15,8 @@ import stat
 _MAX_LINKS = 40
 _O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _O_PATH = getattr(os, "O_PATH", 0)
+# directories on the way are only passed through: O_PATH needs search, not read, permission
+_O_WALK = _O_DIR | _O_PATH
 
 
 def open_root(path: str) -> int:
@@ -63,7 +65,7 @@ def _resolve_parent(rootfd: int, path: str):
                         os.close(stack.pop())
                 pending[:0] = _components(target)
                 continue
-            stack.append(os.open(name, _O_DIR | os.O_NOFOLLOW, dir_fd=cur))
+            stack.append(os.open(name, _O_WALK | os.O_NOFOLLOW, dir_fd=cur))
         last = pending[0] if pending else "."
         if last == "..":
             if stack:
