@@ -23,9 +23,10 @@ static int digits_to_i64(const char *s, long n, int64_t *v)
         unsigned char c = (unsigned char)s[i];
         if (c < '0' || c > '9')
             return -EINVAL;
-        acc = acc * 10 + (c - '0');
-        if (acc > (uint64_t)INT64_MAX)
+        /* checked before multiplying: a 20-digit value would wrap uint64 and slip through */
+        if (acc > ((uint64_t)INT64_MAX - (uint64_t)(c - '0')) / 10)
             return -ERANGE;
+        acc = acc * 10 + (c - '0');
     }
     *v = (int64_t)acc;
     return 0;

@@ -222,3 +222,15 @@ def test_walks_in_threads_agree(tmp_path):
     for t in threads:
         t.join()
     assert results == [want] * 4
+
+
+@pytest.mark.parametrize("value,accepted", [(2**63 - 1, True), (2**63, False), (2**64, False), (2**64 + 6, False),
+                                            (9 * 10**19, False)])
+def test_int64_boundary(tmp_path, walker, value, accepted):
+    build_tree(str(tmp_path), pods=make_pods(1, containers_per_pod=1), extra_files=False)
+    d, _uid, _cid = _first_container_dir(tmp_path)
+    (d / "pids.current").write_text(f"{value}\n")
+    (d / "memory.stat").write_text(f"anon {value}\nfile 1\n")
+    c = cgwalk.walk_pods(FsRoot(str(tmp_path)))[0].containers[0]
+    assert c.stats.pids_current == (value if accepted else None)
+    assert c.stats.memory_rss == (value if accepted else None)
