@@ -110,6 +110,31 @@ def parse_meminfo(text: str) -> Dict[str, int]:
     return out
 
 
+def _meminfo_value(text: str, key: str) -> Optional[int]:
+    at = text.find(key)
+    while at > 0 and text[at - 1] not in " \n":
+        at = text.find(key, at + 1)  # "MemTotal:" inside a longer key
+    if at < 0:
+        return None
+    end = text.find("\n", at)
+    fields = text[at + len(key):end if end >= 0 else len(text)].split()
+    if len(fields) != 2 or fields[1] != "kB" or not fields[0].isdigit() or not fields[0].isascii():
+        raise ValueError(f"bad meminfo value in {_show(text[at:end if end >= 0 else len(text)])}")
+    return int(fields[0]) * 1024
+
+
+def parse_memory_totals(text: str) -> Tuple[int, int]:
+    """``(MemTotal, MemFree)`` in bytes from a ``meminfo`` file, reading only those two lines.
+
+    Discovery's fast path (node meminfo files have ~30 lines); a missing
+    ``MemTotal`` is a ``ValueError``, a missing ``MemFree`` counts as 0.
+    """
+    total = _meminfo_value(text, "MemTotal:")
+    if total is None:
+        raise ValueError("no MemTotal line")
+    return total, _meminfo_value(text, "MemFree:") or 0
+
+
 def parse_prefixed_id(name: str, prefix: str) -> Optional[int]:
     """``"cpu12"`` with prefix ``"cpu"`` -> 12; ``None`` for any other name (``cpufreq``, ``cpu01``)."""
     if not name.startswith(prefix):

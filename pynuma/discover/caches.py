@@ -17,7 +17,6 @@ from . import _groups
 _bitmap = _impl.select("bitmap")
 
 CPU_DIR = "/sys/devices/system/cpu"
-_FILES = ("level", "type", "size", "id", "shared_cpu_map")
 
 
 def _indices(fs, reported: int) -> List[int]:
@@ -30,27 +29,41 @@ def _indices(fs, reported: int) -> List[int]:
 
 
 def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
-    """Every cache instance among the ``reported`` CPUs (bitmap), by index then lowest CPU."""
+    """Every cache instance among the ``reported`` CPUs (bitmap), by index then lowest CPU.
+
+    ``level`` and ``type`` are read once per index (from its first instance):
+    an index names the same kind of cache on every CPU (x86 CPUID leaf 4
+    subleaf, or the firmware's level order on ARM); ``size``, ``id`` and
+    ``shared_cpu_map`` are read once per instance.
+    """
     caches: List[Cache] = []
     parse_mask = _bitmap.parse_cpumask
     for index in _indices(fs, reported):
-        def paths_of(cpu: int, index=index):
-            base = f"{CPU_DIR}/cpu{cpu}/cache/index{index}/"
-            return [base + n for n in _FILES]
+        kind_of: list = []  # [(level, type)] once known for this index
 
-        def place(cpu: int, texts, left: int, index=index) -> Optional[int]:
-            level_t, type_t, size_t, id_t, map_t = texts
-            if level_t is None:
-                return None  # this CPU has no such cache index
+        def paths_of(cpu: int, index=index, kind_of=kind_of):
+            base = f"{CPU_DIR}/cpu{cpu}/cache/index{index}/"
+            if kind_of:
+                return (base + "size", base + "id", base + "shared_cpu_map")
+            return (base + "size", base + "id", base + "shared_cpu_map", base + "level", base + "type")
+
+        def place(cpu: int, texts, left: int, index=index, kind_of=kind_of) -> Optional[int]:
+            size_t, id_t, map_t = texts[0], texts[1], texts[2]
             try:
+                if not kind_of:
+                    if texts[3] is None:
+                        return None  # this CPU has no such cache index
+                    kind_of.append((parse_int(texts[3]),
+                                    parse_cache_type(texts[4]) if texts[4] is not None else "Unified"))
+                elif size_t is None and id_t is None and map_t is None:
+                    return None
                 group = (parse_mask(map_t) & reported & left) | (1 << cpu) if map_t is not None else 1 << cpu
-                level = parse_int(level_t)
-                kind = parse_cache_type(type_t) if type_t is not None else "Unified"
                 size = parse_cache_size(size_t) if size_t is not None and size_t.strip(" \n\x00") else None
                 cache_id = parse_int(id_t) if id_t is not None else None
             except ValueError as err:
                 warnings.append(f"{fs.host_path(f'{CPU_DIR}/cpu{cpu}/cache/index{index}')}: {err}; cache skipped")
                 return None
+            level, kind = kind_of[0]
             caches.append(Cache(level, kind, size, cache_id, CPUSet.from_bits(group)))
             return group
 

@@ -14,7 +14,7 @@ from .. import _impl
 from ..cpuset import CPUSet
 from ..errors import ParseError
 from ..model import NumaNode
-from ..parse import parse_meminfo, parse_prefixed_id
+from ..parse import parse_memory_totals, parse_prefixed_id
 from . import hugepages
 
 _bitmap = _impl.select("bitmap")
@@ -34,11 +34,10 @@ def _memory(fs, path: str, text: Optional[str], warnings: List[str]):
         warnings.append(f"{fs.host_path(path)}: missing; memory reported as 0")
         return 0, 0
     try:
-        info = parse_meminfo(text)
+        return parse_memory_totals(text)
     except ValueError as err:
         warnings.append(f"{fs.host_path(path)}: {err}; memory reported as 0")
         return 0, 0
-    return info["MemTotal"], info.get("MemFree", 0)
 
 
 def read_nodes(fs, node_ids: List[int], reported: int, warnings: List[str]) -> List[NumaNode]:
