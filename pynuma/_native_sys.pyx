@@ -8,8 +8,10 @@ on CPU or node ids.  Errors are ``OSError`` naming the syscall; the GIL is
 released around every syscall.
 """
 from libc.stdlib cimport calloc, free
-from libc.string cimport memset
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from libc.string cimport memcpy
 import os
+import sys
 
 cdef extern from *:
     """
@@ -58,20 +60,31 @@ cdef size_t _words_for(size_t nbits):
     return (nbits + _WORD_BITS - 1) // _WORD_BITS
 
 
+# Kernel masks are arrays of unsigned long: on a little-endian host their
+# bytes are exactly int.to_bytes(..., "little"), so one memcpy converts.
+cdef bint _LITTLE = sys.byteorder == "little"
+
+
 cdef unsigned long *_mask_from_int(object bits, size_t words) except NULL:
     """A calloc'ed mask of ``words`` unsigned longs holding ``bits`` (caller frees)."""
     cdef unsigned long *mask = <unsigned long *>calloc(words, _WORD)
     cdef size_t i
+    cdef bytes raw
     if mask == NULL:
         raise MemoryError()
     raw = int(bits).to_bytes(words * _WORD, "little")
-    for i in range(words):
-        mask[i] = <unsigned long>int.from_bytes(raw[i * _WORD:(i + 1) * _WORD], "little")
+    if _LITTLE:
+        memcpy(mask, <const char *>raw, words * _WORD)
+    else:
+        for i in range(words):
+            mask[i] = <unsigned long>int.from_bytes(raw[i * _WORD:(i + 1) * _WORD], "little")
     return mask
 
 
 cdef object _int_from_mask(const unsigned long *mask, size_t words):
     cdef size_t i
+    if _LITTLE:
+        return int.from_bytes(PyBytes_FromStringAndSize(<const char *>mask, words * _WORD), "little")
     result = 0
     for i in range(words):
         if mask[i]:
