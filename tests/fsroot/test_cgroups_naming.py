@@ -67,3 +67,44 @@ def test_walkers_classify_runtimes_and_skip_strangers(tmp_path, walker, driver):
     assert sorted((c.runtime, c.id) for c in got[0].containers) == [("cri-containerd", "c1"), ("crio", "c2"),
                                                                     ("docker", "c3")] \
         if driver == k.SYSTEMD else [("", "c1"), ("", "c3"), ("crio", "c2")]
+
+
+TRICKY = {
+    k.SYSTEMD: (["kubepods-pod.slice", "kubepods-pod_.slice", "kubepods-podx.slicex", "kubepods-burstable.slice",
+                 "kubepods-besteffort.slice", "kubepods-guaranteed.slice", "kubepods-pod-a.slice"],
+                ["kubepods-burstable-pod.slice", "kubepods-burstable-podu_1.slice", "kubepods-besteffort-podz.slice",
+                 "kubepods-pod9.slice"],
+                ["cri-containerd-.scope", "crio-.scope", "crio-conmon-x.scope", "docker-d.scope", "x.scope",
+                 "cri-containerd-a.b.scope", "crio-c"]),
+    k.CGROUPFS: (["pod", "pod-", "podA", "burstable", "besteffort", "guaranteed", "xpod1"],
+                 ["pod", "podB", "pod_c", "burstable"],
+                 ["abc", "crio-", "crio-conmon-x", "docker-d", "cri-containerd-e", ".hidden"]),
+}
+
+
+@pytest.mark.parametrize("driver", [k.SYSTEMD, k.CGROUPFS])
+def test_tricky_names_native_and_pure_agree(tmp_path, driver):
+    from pynuma import _impl
+    from pynuma.cgroups.detect import detect
+
+    impls = _impl.implementations("cgwalk")
+    if "native" not in impls:
+        pytest.skip("native walker not built")
+    build_tree(str(tmp_path), mode="v2", driver=driver, extra_files=False)
+    base = tmp_path / "sys/fs/cgroup" / ("kubepods.slice" if driver == k.SYSTEMD else "kubepods")
+    top, in_tier, leaves = TRICKY[driver]
+    tier = base / ("kubepods-burstable.slice" if driver == k.SYSTEMD else "burstable")
+    for name in top:
+        (base / name).mkdir(exist_ok=True)
+    for name in in_tier:
+        (tier / name).mkdir(exist_ok=True)
+    for pod_dir in [d for d in list(base.iterdir()) + list(tier.iterdir()) if d.is_dir()]:
+        for leaf in leaves:
+            (pod_dir / leaf).mkdir(exist_ok=True)
+    fs = FsRoot(str(tmp_path))
+    layout = detect(fs)
+    args = (fs.root_fd, cgwalk._bases(layout, layout.kubepods), driver == k.SYSTEMD,
+            [tuple(s) for s in cgwalk._version(layout).file_specs([])], True, None)
+    native, pure = impls["native"].walk(*args), impls["pure"].walk(*args)
+    assert native == pure
+    assert any(r[0] == 3 for r in pure)  # some containers were recognised
