@@ -206,3 +206,24 @@ def parse_cgroup_path(text: str) -> str:
 
 def _show(s: str) -> str:
     return repr(s if len(s) <= 40 else s[:37] + "...")
+
+
+def memoized(parser, limit: int = 4096):
+    """``parser`` with its results kept by input text (sysfs values repeat a lot: core ids, sizes).
+
+    Failures are not kept: each bad text raises again.  The cache is
+    emptied when it reaches ``limit`` entries, so memory stays bounded.
+    """
+    cache: Dict[str, object] = {}
+
+    def parse(text: str):
+        try:
+            return cache[text]
+        except KeyError:
+            if len(cache) >= limit:
+                cache.clear()
+            value = cache[text] = parser(text)
+            return value
+
+    return parse
+

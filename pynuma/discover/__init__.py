@@ -116,6 +116,8 @@ def guess_arch(cpuinfo_head: str) -> str:
     """Architecture name from the start of a ``/proc/cpuinfo`` (``"unknown"`` when unsure)."""
     fields = {}
     for line in cpuinfo_head.split("\n"):
+        if not line.strip() and fields:
+            break  # the first processor's block is enough
         key, sep, value = line.partition(":")
         if sep:
             fields.setdefault(key.strip().lower(), value.strip())

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional
 from .. import _impl
 from ..cpuset import CPUSet
 from ..model import Cache
-from ..parse import parse_cache_size, parse_cache_type, parse_int, parse_prefixed_id
+from ..parse import memoized, parse_cache_size, parse_cache_type, parse_int, parse_prefixed_id
 from . import _groups
 
 _bitmap = _impl.select("bitmap")
@@ -38,6 +38,7 @@ def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
     """
     caches: List[Cache] = []
     parse_mask = _bitmap.parse_cpumask
+    parse_size, parse_id = memoized(parse_cache_size), memoized(parse_int)
     for index in _indices(fs, reported):
         kind_of: list = []  # [(level, type)] once known for this index
 
@@ -58,8 +59,8 @@ def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
                 elif size_t is None and id_t is None and map_t is None:
                     return None
                 group = (parse_mask(map_t) & reported & left) | (1 << cpu) if map_t is not None else 1 << cpu
-                size = parse_cache_size(size_t) if size_t is not None and size_t.strip(" \n\x00") else None
-                cache_id = parse_int(id_t) if id_t is not None else None
+                size = parse_size(size_t) if size_t is not None and size_t.strip(" \n\x00") else None
+                cache_id = parse_id(id_t) if id_t is not None else None
             except ValueError as err:
                 warnings.append(f"{fs.host_path(f'{CPU_DIR}/cpu{cpu}/cache/index{index}')}: {err}; cache skipped")
                 return None

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .. import _impl
 from ..errors import ParseError
-from ..parse import parse_int, parse_online_flag, parse_prefixed_id
+from ..parse import memoized, parse_int, parse_online_flag, parse_prefixed_id
 from . import _groups as _groups_mod
 
 _bitmap = _impl.select("bitmap")
@@ -178,11 +178,14 @@ def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
     return topo
 
 
+_parse_small_int = memoized(parse_int)  # ids repeat across CPUs and discoveries
+
+
 def _optional_int(fs, path: str, text: Optional[str], warnings: List[str]) -> Optional[int]:
     if text is None:
         return None
     try:
-        return parse_int(text)
+        return _parse_small_int(text)
     except ValueError as err:
         warnings.append(f"{fs.host_path(path)}: {err}; ignored")
         return None
