@@ -207,3 +207,19 @@ def test_irregular_groups_still_exact(tmp_path):
 
 def test_cpulist_helper_matches_canonical_form():
     assert cpulist([0, 1, 2, 4, 6, 7]) == "0-2,4,6-7" == str(CPUSet.parse("0-2,4,6-7"))
+
+
+def test_pure_path_gives_the_same_topology(tmp_path):
+    """The pure-Python twins (PYNUMA_PURE=1, in a subprocess) are the oracle of the native path."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Machine(packages=2, nodes_per_package=2, cores_per_node=2, threads=2, offline=[3],
+                   memory_only_nodes=[2]).write(tmp_path)
+    code = "import json,sys; from pynuma.discover import discover; print(json.dumps(discover(sys.argv[1]).to_dict()))"
+    project = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ, PYNUMA_PURE="1", PYTHONPATH=project + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True, env=env, check=True)
+    assert json.loads(out.stdout) == json.loads(json.dumps(discover(root).to_dict()))
