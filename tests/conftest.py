@@ -10,8 +10,15 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
 
 from pynuma import _impl
+
+# Property tests: no per-example deadline (a loaded 2-core CI box makes timings
+# meaningless), and under CI a fixed example sequence so a run is reproducible.
+settings.register_profile("pynuma", deadline=None, print_blob=True)
+settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True)
+settings.load_profile("ci" if os.environ.get("CI") else "pynuma")
 
 REQUIRE_NATIVE = os.environ.get("PYNUMA_REQUIRE_NATIVE") == "1"
 
