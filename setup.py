@@ -51,6 +51,8 @@ def native_extensions():
         wanted = {f"_native_{a.strip()}.pyx" for a in only.split(",")}
         sources = [s for s in sources if os.path.basename(s) in wanted]
     if not sources:
+        if REQUIRE_NATIVE:
+            raise RuntimeError("PYNUMA_REQUIRE_NATIVE=1 but no pynuma/_native_*.pyx source was found")
         return []
     return cythonize(
         sources,
