@@ -88,8 +88,10 @@ def main(argv) -> int:
         try:
             write_atomic(opts["save"], dumps(data, indent=2) + "\n")
         except OSError as err:
-            from ..errors import from_oserror
+            from ..errors import InputError, from_oserror
 
+            if err.errno in (2, 20, 21):  # ENOENT, ENOTDIR, EISDIR: the argument names no writable file
+                raise InputError(f"--save {opts['save']}: {err.strerror}") from None
             raise from_oserror(err, opts["save"]) from None
         if not (opts["json"] or opts["distances"]):
             return 0

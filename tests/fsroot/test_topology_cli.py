@@ -128,3 +128,8 @@ def test_help_exits_0():
 ])
 def test_tiny_json_encoder_matches_json(value):
     assert json.loads(dumps(value)) == value
+
+
+def test_save_to_missing_directory_is_exit_2(root, tmp_path):
+    line = _one_line_error(run("--root", root, "--save", str(tmp_path / "no" / "t.json")))
+    assert "--save" in line
