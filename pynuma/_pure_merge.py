@@ -33,13 +33,12 @@ from __future__ import annotations
 
 from typing import List, Sequence, Tuple
 
+from ._bitset import iter_bits
+from ._bitset import popcount as _popcount
+
 DENSE_MAX = 20  # 2**20 masks of uint64 counts: 8 MiB per array
 BEAM_WIDTH = 4096
 BEAM_MIN = 16
-
-
-def _popcount(x: int) -> int:
-    return bin(x).count("1")
 
 
 def _distsum(mask: int, dist) -> int:
@@ -159,16 +158,6 @@ def _sparse(default: int, tlists, budget: int):
     return states
 
 
-def _compact_bits(default: int) -> List[int]:
-    out = []
-    m = default
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
-
-
 def _to_compact(mask: int, bits: Sequence[int]) -> int:
     c = 0
     for pos, b in enumerate(bits):
@@ -205,7 +194,7 @@ def _moebius_sup(f: list, n: int) -> None:
 
 def _dense(default: int, tlists) -> List[int]:
     """Achievable non-empty ANDs via superset transforms over the 2**n masks of ``default``."""
-    bits = _compact_bits(default)
+    bits = list(iter_bits(default))
     n = len(bits)
     size = 1 << n
     reach = [0] * size

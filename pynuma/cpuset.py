@@ -12,40 +12,20 @@ is built.
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Union
-
 from . import _impl
+from ._bitset import IntBitSet
 
 _bitmap = _impl.select("bitmap")
 
 
-class CPUSet:
+class CPUSet(IntBitSet):
     """An immutable, ordered set of non-negative integer ids."""
 
-    __slots__ = ("_bits",)
-
-    def __init__(self, ids: Union[Iterable[int], "CPUSet", None] = None) -> None:
-        bits = 0
-        if isinstance(ids, CPUSet):
-            bits = ids._bits
-        elif ids is not None:
-            for i in ids:
-                i = int(i)
-                if i < 0:
-                    raise ValueError(f"negative id {i} in CPU set")
-                bits |= 1 << i
-        object.__setattr__(self, "_bits", bits)
+    __slots__ = ()
+    _KIND = "CPUSet"
+    _NEGATIVE = "negative id {} in CPU set"
 
     # -- construction -------------------------------------------------
-    @classmethod
-    def from_bits(cls, bits: int) -> "CPUSet":
-        """The set whose members are the 1-bits of ``bits``."""
-        if bits < 0:
-            raise ValueError("negative bitmap")
-        new = object.__new__(cls)
-        object.__setattr__(new, "_bits", bits)
-        return new
-
     @classmethod
     def parse(cls, text: str) -> "CPUSet":
         """Parse a Linux cpulist (``"0-3,8"``); raises ``ValueError`` on bad text."""
@@ -76,11 +56,6 @@ class CPUSet:
         """Members in ascending order."""
         return list(self)
 
-    @property
-    def bits(self) -> int:
-        """The bitmap as an int (bit i set means id i is a member)."""
-        return self._bits
-
     def __str__(self) -> str:
         return self.to_cpulist()
 
@@ -88,35 +63,8 @@ class CPUSet:
         return f"CPUSet({self.to_cpulist()!r})"
 
     # -- set protocol -------------------------------------------------
-    def __len__(self) -> int:
-        return bin(self._bits).count("1")
-
-    def __bool__(self) -> bool:
-        return self._bits != 0
-
-    def __iter__(self) -> Iterator[int]:
-        bits = self._bits
-        while bits:
-            low = bits & -bits
-            yield low.bit_length() - 1
-            bits ^= low
-
     def __contains__(self, cpu: object) -> bool:
         return isinstance(cpu, int) and cpu >= 0 and (self._bits >> cpu) & 1 == 1
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, CPUSet):
-            return self._bits == other._bits
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(("CPUSet", self._bits))
-
-    def __setattr__(self, name, value):
-        raise AttributeError("CPUSet is immutable")
-
-    def __reduce__(self):
-        return (CPUSet.from_bits, (self._bits,))
 
     @staticmethod
     def _coerce(other) -> int:

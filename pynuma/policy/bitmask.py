@@ -14,36 +14,19 @@ int, so there is no 64-node cap.  The kubelet's 64-bit behaviours
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Iterable, Iterator, Optional, Sequence, Union
+from typing import Iterable, Iterator, Optional, Sequence
+
+from .._bitset import IntBitSet, popcount
 
 KUBELET_BITS = 64  # width of the kubelet's uint64 bitmask
 
 
-class NUMAMask:
+class NUMAMask(IntBitSet):
     """An immutable set of NUMA node ids with the kubelet's ordering rules."""
 
-    __slots__ = ("_bits",)
-
-    def __init__(self, ids: Union[Iterable[int], "NUMAMask", None] = None) -> None:
-        bits = 0
-        if isinstance(ids, NUMAMask):
-            bits = ids._bits
-        elif ids is not None:
-            for i in ids:
-                i = int(i)
-                if i < 0:
-                    raise ValueError(f"negative NUMA node id {i}")
-                bits |= 1 << i
-        object.__setattr__(self, "_bits", bits)
-
-    @classmethod
-    def from_bits(cls, bits: int) -> "NUMAMask":
-        """The mask whose members are the 1-bits of ``bits``."""
-        if bits < 0:
-            raise ValueError("negative bitmap")
-        new = object.__new__(cls)
-        object.__setattr__(new, "_bits", bits)
-        return new
+    __slots__ = ()
+    _KIND = "NUMAMask"
+    _NEGATIVE = "negative NUMA node id {}"
 
     @classmethod
     def kubelet_full(cls) -> "NUMAMask":
@@ -51,23 +34,12 @@ class NUMAMask:
         return cls.from_bits((1 << KUBELET_BITS) - 1)
 
     # -- value ---------------------------------------------------------
-    @property
-    def bits(self) -> int:
-        """The mask as an int (bit i set = node i is a member)."""
-        return self._bits
-
     def count(self) -> int:
         """Number of nodes in the mask."""
-        return bin(self._bits).count("1")
-
-    def __len__(self) -> int:
-        return self.count()
+        return popcount(self._bits)
 
     def is_empty(self) -> bool:
         return self._bits == 0
-
-    def __bool__(self) -> bool:
-        return self._bits != 0
 
     def is_set(self, node: int) -> bool:
         """Whether ``node`` is in the mask (False for negative ids)."""
@@ -81,13 +53,6 @@ class NUMAMask:
     def get_bits(self) -> list:
         """Member ids ascending (the kubelet's ``GetBits``)."""
         return list(self)
-
-    def __iter__(self) -> Iterator[int]:
-        bits = self._bits
-        while bits:
-            low = bits & -bits
-            yield low.bit_length() - 1
-            bits ^= low
 
     # -- algebra (new masks; NUMAMask is immutable) --------------------
     def add(self, *nodes: int, limit: Optional[int] = None) -> "NUMAMask":
@@ -131,20 +96,6 @@ class NUMAMask:
     def narrow_key(self) -> tuple:
         """Sort key of the narrower-than order (narrowest first)."""
         return (self.count(), self._bits)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, NUMAMask):
-            return self._bits == other._bits
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(("NUMAMask", self._bits))
-
-    def __setattr__(self, name, value):
-        raise AttributeError("NUMAMask is immutable")
-
-    def __reduce__(self):
-        return (NUMAMask.from_bits, (self._bits,))
 
     # -- text ------------------------------------------------------------
     def kubelet_string(self) -> str:
