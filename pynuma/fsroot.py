@@ -16,7 +16,7 @@ import os
 from typing import Iterable, List, Optional
 
 from . import _impl
-from .errors import FakeRootRefused, ParseError, PynumaError, from_oserror
+from .errors import FakeRootRefused, InputError, ParseError, PynumaError, from_oserror
 
 _fsread = _impl.select("fsread")
 
@@ -36,7 +36,7 @@ class FsRoot:
         try:
             self._fd = _fsread.open_root(self.root)
         except OSError as err:
-            raise PynumaError(f"root {root}: {err.strerror}") from err
+            raise InputError(f"root {root}: {err.strerror}") from err
         self.files_read: Optional[List[str]] = [] if record else None
         self.dirs_listed: Optional[List[str]] = [] if record else None
 
