@@ -22,7 +22,7 @@ from .vectors import vectors
 def _setup(v):
     info = NUMAInfo.from_matrix(v["numa_nodes"], v["distances"])
     providers = [provider_hints_from_json(p) for p in v["providers"]]
-    closest = bool(v["options"].get("prefer-closest-numa-nodes"))
+    closest = bool((v.get("options") or {}).get("prefer-closest-numa-nodes"))
     return info, providers, closest
 
 

@@ -22,8 +22,11 @@ def _lists(raw):
 def test_internals(v):
     op = v["op"]
     if op == "compare":
-        info = NUMAInfo.from_matrix(range(8), None)
-        merger = HintMerger(info, [], v["policy"], bool(v.get("options", {}).get("prefer-closest-numa-nodes")))
+        # Distances matter only with prefer-closest-numa-nodes; use the vector's when it gives them.
+        nodes = v.get("numa_nodes") or (range(len(v["distances"])) if v.get("distances") else range(8))
+        info = NUMAInfo.from_matrix(nodes, v.get("distances"))
+        closest = bool((v.get("options") or {}).get("prefer-closest-numa-nodes"))
+        merger = HintMerger(info, [], v["policy"], closest)
         merger.best_non_preferred_count = v["best_non_preferred_affinity_count"]
         cur, cand = _h(v["current"]), _h(v["candidate"])
         got = merger.compare(cur, cand)

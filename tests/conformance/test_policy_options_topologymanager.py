@@ -21,7 +21,7 @@ def _expect_error(v, fn):
 def test_topologymanager_options(v):
     op = v["op"]
     if op == "parse_options":
-        call = lambda: parse_options(v["options"], v.get("feature_gates"))  # noqa: E731
+        call = lambda: parse_options(v.get("options"), v.get("feature_gates"))  # noqa: E731
         if "error" in v["expect"]:
             _expect_error(v, call)
         else:
@@ -35,7 +35,7 @@ def test_topologymanager_options(v):
         matrix = None if v.get("distances_available") is False else [
             [10 if i == j else 20 for j in range(len(nodes))] for i in range(len(nodes))]
         info = NUMAInfo.from_matrix(nodes, matrix)
-        call = lambda: TopologyManager.create(info, v["policy"], v["scope"], v["options"], v.get("feature_gates"))  # noqa: E731
+        call = lambda: TopologyManager.create(info, v["policy"], v["scope"], v.get("options"), v.get("feature_gates"))  # noqa: E731
         if "error" in v["expect"]:
             _expect_error(v, call)
         else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,36 @@ def vectors(filename: str, select=None):
 def topologies():
     """The named CPU topologies of ``kubelet/topologies.json`` (``{}`` when absent)."""
     return load_json("topologies.json") or {}
+
+
+_INFORMATIVE_ERROR_NOTE = re.compile(
+    r"only (asserts|checks|verifies|tests) (that )?(an|the) error (occurs|is returned|happened|is raised)"
+    r"|only (asserts|checks) (that )?(it|the call) (fails|errors)"
+    r"|(error )?(text|message) is (informative|informational|not asserted)")
+
+
+def error_text_asserted(v) -> bool:
+    """Whether a vector's expected error text is part of its contract.
+
+    README: where the ``note`` says the source test only asserts that an error
+    occurs, the text is informative; ``{"error": true}`` has no text at all.
+    """
+    expect = v.get("expect")
+    expected = expect.get("error") if isinstance(expect, dict) else None
+    if not isinstance(expected, str):
+        return False
+    return not _INFORMATIVE_ERROR_NOTE.search(str(v.get("note") or "").lower())
+
+
+def check_error_text(v, got: str, expected=None, substring: bool = False) -> None:
+    """Assert ``got`` against the vector's error text when the text is part of the contract."""
+    if expected is None:
+        expected = v["expect"]["error"]
+    if expected is True or not isinstance(expected, str):
+        return
+    if _INFORMATIVE_ERROR_NOTE.search(str(v.get("note") or "").lower()):
+        return
+    if substring:
+        assert expected in got, (expected, got)
+    else:
+        assert got == expected
