@@ -37,26 +37,24 @@ cdef bytes _encode(text):
     return (<str>text).encode("utf-8", "surrogatepass")
 
 
+# pn_parse_err.why -> message; the same texts as the pure twin's.
+_MESSAGES = {
+    PN_E_EMPTY_ITEM: "empty item in cpulist",
+    PN_E_RANGE: "invalid cpulist range {item!r}: end before start",
+    PN_E_STRIDE: "invalid cpulist stride {item!r}",
+    PN_E_TOO_BIG: "cpulist item {item!r}: id above {max}",
+    PN_E_EMPTY_MASK: "empty cpumask",
+    PN_E_WORD_LONG: "cpumask word {item!r} longer than 32 bits",
+    PN_E_WORD: "invalid cpumask word {item!r}",
+}
+
+
 cdef object _error(bytes raw, pn_parse_err *err, int rc, str what):
     if rc == -12:
         return MemoryError()
     item = raw[err.pos:err.end].decode("utf-8", "replace")
-    why = err.why
-    if why == PN_E_EMPTY_ITEM:
-        return ValueError("empty item in cpulist")
-    if why == PN_E_RANGE:
-        return ValueError(f"invalid cpulist range {item!r}: end before start")
-    if why == PN_E_STRIDE:
-        return ValueError(f"invalid cpulist stride {item!r}")
-    if why == PN_E_TOO_BIG:
-        return ValueError(f"cpulist item {item!r}: id above {PN_MAX_ID}")
-    if why == PN_E_EMPTY_MASK:
-        return ValueError("empty cpumask")
-    if why == PN_E_WORD_LONG:
-        return ValueError(f"cpumask word {item!r} longer than 32 bits")
-    if why == PN_E_WORD:
-        return ValueError(f"invalid cpumask word {item!r}")
-    return ValueError(f"invalid {what} item {item!r}")
+    msg = _MESSAGES.get(err.why, "invalid {what} item {item!r}")
+    return ValueError(msg.format(item=item, what=what, max=PN_MAX_ID))
 
 
 cdef object _to_int(uint64_t *words, size_t n):
@@ -76,8 +74,12 @@ cdef bytes _from_int(bits):
     return bits.to_bytes(nbytes, "little")
 
 
-def parse_cpulist(text):
-    """Parse a Linux cpulist (``"0-3,8,10-15:2/4"``) into a bitmap."""
+ctypedef int (*_parse_fn)(const char *s, size_t len, uint64_t **words, size_t *nwords,
+                         pn_parse_err *err) nogil
+
+
+cdef object _parse(text, _parse_fn parse, str what):
+    """Run one of the C parsers on ``text``: the bitmap as an int, or the ``ValueError`` it names."""
     cdef bytes raw = _encode(text)
     cdef uint64_t *words = NULL
     cdef size_t n = 0
@@ -86,13 +88,18 @@ def parse_cpulist(text):
     cdef size_t ln = <size_t>PyBytes_GET_SIZE(raw)
     cdef int rc
     with nogil:
-        rc = pn_cpulist_parse(s, ln, &words, &n, &err)
+        rc = parse(s, ln, &words, &n, &err)
     if rc < 0:
-        raise _error(raw, &err, rc, "cpulist")
+        raise _error(raw, &err, rc, what)
     try:
         return _to_int(words, n)
     finally:
         free(words)
+
+
+def parse_cpulist(text):
+    """Parse a Linux cpulist (``"0-3,8,10-15:2/4"``) into a bitmap."""
+    return _parse(text, pn_cpulist_parse, "cpulist")
 
 
 def format_cpulist(bits):
@@ -135,21 +142,7 @@ cdef inline void memcpy_words(uint64_t *words, bytes raw, size_t nw):
 
 def parse_cpumask(text):
     """Parse a Linux cpumask (``"00000000,0000ffff"``: 32-bit hex words, most significant first)."""
-    cdef bytes raw = _encode(text)
-    cdef uint64_t *words = NULL
-    cdef size_t n = 0
-    cdef pn_parse_err err
-    cdef const char *s = PyBytes_AS_STRING(raw)
-    cdef size_t ln = <size_t>PyBytes_GET_SIZE(raw)
-    cdef int rc
-    with nogil:
-        rc = pn_cpumask_parse(s, ln, &words, &n, &err)
-    if rc < 0:
-        raise _error(raw, &err, rc, "cpumask")
-    try:
-        return _to_int(words, n)
-    finally:
-        free(words)
+    return _parse(text, pn_cpumask_parse, "cpumask")
 
 
 def format_cpumask(bits, min_words=1):
