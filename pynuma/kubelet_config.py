@@ -113,15 +113,6 @@ def parse_kubelet_config(doc: Any, where: str = "kubelet config") -> KubeletConf
 
 def load_kubelet_config(path: str) -> KubeletConfig:
     """Read a KubeletConfiguration YAML or JSON file; :class:`InputError` naming it when bad."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as err:
-        raise InputError(f"{path}: {err.strerror}") from None
-    import yaml
+    from .inputfile import load_yaml
 
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise InputError(f"{path}: malformed YAML: {str(err).splitlines()[0]}") from None
-    return parse_kubelet_config(doc, path)
+    return parse_kubelet_config(load_yaml(path), path)

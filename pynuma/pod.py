@@ -6,7 +6,6 @@ vectors use (``{"name", "containers": [{"name", "requests", "limits"}]}``).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -148,32 +147,9 @@ class Pod:
 
 def load_pods(path: str) -> List[Pod]:
     """Pods from a YAML or JSON file: one Pod, several YAML documents, a ``kind: List`` or a JSON list."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as err:
-        raise InputError(f"{path}: {err.strerror}") from None
-    docs: List[Any]
-    try:
-        docs = [json.loads(text)]
-    except ValueError:
-        try:
-            import yaml
-        except ImportError:  # pragma: no cover - PyYAML is a dependency
-            raise InputError(f"{path}: not JSON, and PyYAML is not installed to read YAML") from None
-        try:
-            docs = [d for d in yaml.safe_load_all(text) if d is not None]
-        except yaml.YAMLError as err:
-            raise InputError(f"{path}: malformed YAML: {str(err).splitlines()[0]}") from None
-    pods: List[Pod] = []
-    for doc in docs:
-        items = doc
-        if isinstance(doc, Mapping) and doc.get("kind") == "List":
-            items = doc.get("items") or []
-        if not isinstance(items, list):
-            items = [items]
-        for item in items:
-            pods.append(Pod.from_dict(item, where=path))
+    from .inputfile import load_items
+
+    pods = [Pod.from_dict(item, where=path) for item in load_items(path)]
     if not pods:
         raise InputError(f"{path}: no pod found")
     return pods

@@ -17,10 +17,10 @@ Two forms are accepted:
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping, Optional
 
 from .errors import InputError, ParseError
+from .inputfile import load_json
 from .policy.cpu_topology import CPUInfo, CPUTopology
 
 DECLARED_KEYS = ("num_cpus", "num_cores", "num_sockets", "num_numa_nodes", "num_uncore_caches")
@@ -28,15 +28,7 @@ DECLARED_KEYS = ("num_cpus", "num_cores", "num_sockets", "num_numa_nodes", "num_
 
 def load_cpu_topology(path: str) -> CPUTopology:
     """Read ``path`` and build a :class:`CPUTopology`; ``ParseError`` naming the file on bad content."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as err:
-        raise InputError(f"{path}: {err.strerror or err}") from None
-    try:
-        data = json.loads(text)
-    except ValueError as err:
-        raise ParseError(path, f"not JSON: {err}") from None
+    data = load_json(path)
     try:
         return load_cpu_topology_data(data)
     except ValueError as err:

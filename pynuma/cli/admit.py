@@ -17,7 +17,6 @@ rejected, 2 on bad input.
 """
 from __future__ import annotations
 
-import json
 import os
 
 from ..errors import InputError, ParseError
@@ -101,13 +100,9 @@ def _devices(args, nodes):
         return None
     from ..policy.devices import DeviceHintProvider, DeviceInventory
 
-    try:
-        with open(args.devices, encoding="utf-8") as f:
-            raw = json.load(f)
-    except OSError as err:
-        raise InputError(f"{args.devices}: {err.strerror or err}") from None
-    except ValueError as err:
-        raise ParseError(args.devices, f"not JSON: {err}") from None
+    from ..inputfile import load_json
+
+    raw = load_json(args.devices)
     try:
         return DeviceHintProvider(DeviceInventory.from_json(raw), nodes)
     except ValueError as err:

@@ -7,7 +7,6 @@ the status message the kubelet would write).  ``--explain`` shows how
 """
 from __future__ import annotations
 
-import json
 import sys
 import time
 
@@ -79,20 +78,9 @@ def _config(args):
 
 def _raw_items(path):
     """The pod documents of a file in load order (JSON, or YAML documents, ``kind: List`` flattened)."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        docs = [json.loads(text)]
-    except ValueError:
-        import yaml
+    from ..inputfile import load_items
 
-        docs = [d for d in yaml.safe_load_all(text) if d is not None]
-    items = []
-    for d in docs:
-        if isinstance(d, dict) and d.get("kind") == "List":
-            d = d.get("items") or []
-        items.extend(d if isinstance(d, list) else [d])
-    return items
+    return load_items(path)
 
 
 def _load_pod_file(path):
@@ -139,13 +127,9 @@ def _gather(args, fs, config):
     pods = list(pods)
     reading = None
     if args.stats:
-        try:
-            with open(args.stats, encoding="utf-8") as f:
-                summary = json.load(f)
-        except OSError as err:
-            raise InputError(f"{args.stats}: {err.strerror}") from None
-        except ValueError as err:
-            raise InputError(f"{args.stats}: not JSON: {err}") from None
+        from ..inputfile import load_json
+
+        summary = load_json(args.stats)
         if not isinstance(summary, dict):
             raise InputError(f"{args.stats}: expected a stats summary object")
         observations = make_signal_observations(summary)

@@ -17,8 +17,6 @@ Unknown policy or option, or a malformed hints file: one line, exit 2.
 """
 from __future__ import annotations
 
-import json
-
 from ..errors import InputError, ParseError
 from ._common import add_root, parser, print_json
 
@@ -56,15 +54,10 @@ def parse_option_args(items) -> dict:
 
 def load_hints_file(path: str) -> list:
     """The providers' answers in ``path``; ``ParseError`` naming the file and the bad item."""
+    from ..inputfile import load_json
     from ..policy.hints import provider_hints_from_json
 
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except OSError as err:
-        raise InputError(f"{path}: {err.strerror or err}") from None
-    except ValueError as err:
-        raise ParseError(path, f"not JSON: {err}") from None
+    data = load_json(path)
     if not isinstance(data, list):
         raise ParseError(path, "expected a JSON list with one object per hint provider")
     try:

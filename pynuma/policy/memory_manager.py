@@ -55,18 +55,9 @@ def machine_from_topology_json(data: Mapping) -> List[NodeInfo]:
 def machine_for(topology_file: Optional[str] = None, root: str = "/") -> List[NodeInfo]:
     """NUMA memory from a saved topology JSON, or from discovery under ``root``."""
     if topology_file:
-        import json
+        from ..inputfile import load_json
 
-        from ..errors import InputError
-
-        try:
-            with open(topology_file, encoding="utf-8") as f:
-                data = json.load(f)
-        except OSError as err:
-            raise InputError(f"{topology_file}: {err.strerror}") from None
-        except ValueError as err:
-            raise InputError(f"{topology_file}: not JSON ({err})") from None
-        return machine_from_topology_json(data)
+        return machine_from_topology_json(load_json(topology_file))
     from ..discover import discover
 
     return machine_from_topology(discover(root))
