@@ -342,19 +342,29 @@ static int set_path(struct walker *w, int prefix, const char *name)
 
 static int walk_pod(struct walker *w, const int *fds, int qos, int32_t uo, int32_t ul, int prefix);
 
-/* depth 0: kubepods children (tiers, Guaranteed pods); depth 1: pods of tier `tier` */
-static int walk_level(struct walker *w, const int *fds, int depth, int tier, int prefix)
+/* List the sorted subdirectories of `fd` into `nm` (freed on failure), then report the
+ * directory being entered (w->path cut at `prefix`) to the hook. */
+static int enter_dir(struct walker *w, int fd, int prefix, struct names *nm)
 {
-    struct names nm = {0};
-    int rc = list_subdirs(fds[0], &nm);
+    int rc = list_subdirs(fd, nm);
     if (rc) {
-        names_free(&nm);
+        names_free(nm);
         return rc;
     }
     if (w->hook) {
         w->path[prefix] = '\0';
         w->hook(w->hookctx, w->path);
     }
+    return 0;
+}
+
+/* depth 0: kubepods children (tiers, Guaranteed pods); depth 1: pods of tier `tier` */
+static int walk_level(struct walker *w, const int *fds, int depth, int tier, int prefix)
+{
+    struct names nm = {0};
+    int rc = enter_dir(w, fds[0], prefix, &nm);
+    if (rc)
+        return rc;
     for (long i = 0; i < nm.n && rc >= 0; i++) {
         const char *name = nm.ptrs[i];
         size_t n = strlen(name);
@@ -415,15 +425,9 @@ static int walk_level(struct walker *w, const int *fds, int depth, int tier, int
 static int walk_pod(struct walker *w, const int *fds, int qos, int32_t uo, int32_t ul, int prefix)
 {
     struct names nm = {0};
-    int rc = list_subdirs(fds[0], &nm);
-    if (rc) {
-        names_free(&nm);
+    int rc = enter_dir(w, fds[0], prefix, &nm);
+    if (rc)
         return rc;
-    }
-    if (w->hook) {
-        w->path[prefix] = '\0';
-        w->hook(w->hookctx, w->path);
-    }
     for (long i = 0; i < nm.n && rc >= 0; i++) {
         const char *name = nm.ptrs[i];
         size_t n = strlen(name);
@@ -438,8 +442,10 @@ static int walk_pod(struct walker *w, const int *fds, int qos, int32_t uo, int32
         if (r)
             continue;
         int plen = set_path(w, prefix, name);
-        if (plen < 0)
-            return plen;
+        if (plen < 0) {
+            rc = plen; /* through names_free below */
+            break;
+        }
         rec.kind = PN_CG_CONTAINER;
         rec.qos = (int8_t)qos;
         rec.runtime = (int8_t)rt;

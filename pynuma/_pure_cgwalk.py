@@ -161,26 +161,38 @@ def walk(rootfd: int, bases, systemd: bool, specs, full: bool = True, hook=None)
         _close(fds)
 
 
-def _walk_level(fds, specs, driver, tier, prefix, out, hook, depth):
-    """Children of kubepods (depth 0: tiers and Guaranteed pods) or of a tier (depth 1: pods)."""
+def _enter(fds, prefix, hook):
+    """Sorted subdirectory names of ``fds[0]``, after reporting ``prefix`` to the hook."""
     names = _subdirs(fds[0])
     if hook is not None:
         hook(prefix)
-    for name in names:
+    return names
+
+
+def _open_and_read(fds, specs, name):
+    """``(child fds, slots, bad)`` of child ``name``; ``_Vanished`` if it went away. The caller closes."""
+    child = _open_children(fds, name)
+    try:
+        slots, bad = _read_cgroup(child, specs, fds[0], name)
+    except BaseException:
+        _close(child)
+        raise
+    return child, slots, bad
+
+
+def _walk_level(fds, specs, driver, tier, prefix, out, hook, depth):
+    """Children of kubepods (depth 0: tiers and Guaranteed pods) or of a tier (depth 1: pods)."""
+    for name in _enter(fds, prefix, hook):
         path = prefix + name
         qos = _names.tier_of(name, driver) if depth == 0 else None
         uid = None if qos else _names.pod_uid_of(name, driver, tier)
         if qos is None and uid is None:
             continue
         try:
-            child = _open_children(fds, name)
+            child, slots, bad = _open_and_read(fds, specs, name)
         except _Vanished:
             continue
         try:
-            try:
-                slots, bad = _read_cgroup(child, specs, fds[0], name)
-            except _Vanished:
-                continue
             if qos is not None:
                 out.append((TIER, qos, None, None, None, path, slots, bad))
                 try:
@@ -199,22 +211,14 @@ def _walk_level(fds, specs, driver, tier, prefix, out, hook, depth):
 
 
 def _walk_pod(fds, specs, driver, qos, uid, prefix, out, hook):
-    names = _subdirs(fds[0])
-    if hook is not None:
-        hook(prefix)
-    for name in names:
+    for name in _enter(fds, prefix, hook):
         parsed = _names.container_of(name, driver)
         if parsed is None:
             continue
+        # Containers are leaves: never listed, only read.
         try:
-            child = _open_children(fds, name)
+            child, slots, bad = _open_and_read(fds, specs, name)
         except _Vanished:
             continue
-        try:
-            # Containers are leaves: never listed, only read.
-            slots, bad = _read_cgroup(child, specs, fds[0], name)
-        except _Vanished:
-            continue
-        finally:
-            _close(child)
+        _close(child)
         out.append((CONTAINER, qos, uid, parsed[0], parsed[1], prefix + name, slots, bad))
