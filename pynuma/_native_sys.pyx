@@ -81,6 +81,13 @@ cdef unsigned long *_mask_from_int(object bits, size_t words) except NULL:
     return mask
 
 
+cdef unsigned long *_nodemask(object bits, size_t nbits, size_t *words) except NULL:
+    """A calloc'ed node mask for ``bits``, at least ``nbits`` wide (caller frees); sets ``words``."""
+    cdef size_t need = bits.bit_length()
+    words[0] = _words_for(need if need > nbits else nbits)
+    return _mask_from_int(bits, words[0])
+
+
 cdef object _int_from_mask(const unsigned long *mask, size_t words):
     cdef size_t i
     if _LITTLE:
@@ -97,13 +104,26 @@ def gettid():
     return pn_gettid()
 
 
-def sched_getaffinity(int tid, size_t nbits=0):
-    """Affinity bitmap of thread ``tid`` (0 = caller); ``nbits`` is a size hint.
+# A "get a mask" syscall, adapted to one shape so one loop can grow its mask.
+cdef struct _getargs:
+    int tid           # sched_getaffinity
+    int mode          # get_mempolicy: out
+    size_t addr       # get_mempolicy
+    unsigned long flags
 
-    Starts from ``nbits`` (the machine's possible CPUs) and doubles the mask
-    on ``EINVAL`` until the kernel's cpumask fits.
-    """
-    cdef size_t words = _words_for(nbits if nbits > 1024 else 1024)
+ctypedef long (*_getter)(_getargs *a, unsigned long *mask, size_t words) noexcept nogil
+
+
+cdef long _getaffinity(_getargs *a, unsigned long *mask, size_t words) noexcept nogil:
+    return pn_sched_getaffinity(a.tid, mask, words * _WORD)
+
+
+cdef long _getmempolicy(_getargs *a, unsigned long *mask, size_t words) noexcept nogil:
+    return pn_get_mempolicy(&a.mode, mask, words * _WORD_BITS, <void *>a.addr, a.flags)
+
+
+cdef object _get_growing(_getter get, _getargs *args, size_t words, size_t max_bits, str syscall):
+    """Call ``get`` with a zeroed mask of ``words``, doubling it on ``EINVAL`` up to ``max_bits``."""
     cdef unsigned long *mask
     cdef long rc
     while True:
@@ -111,16 +131,28 @@ def sched_getaffinity(int tid, size_t nbits=0):
         if mask == NULL:
             raise MemoryError()
         with nogil:
-            rc = pn_sched_getaffinity(tid, mask, words * _WORD)
+            rc = get(args, mask, words)
         if rc >= 0:
             try:
                 return _int_from_mask(mask, words)
             finally:
                 free(mask)
         free(mask)
-        if rc != -22 or words * _WORD_BITS >= (1 << 22):
-            _raise(rc, "sched_getaffinity")
+        if rc != -22 or words * _WORD_BITS >= max_bits:
+            _raise(rc, syscall)
         words *= 2
+
+
+def sched_getaffinity(int tid, size_t nbits=0):
+    """Affinity bitmap of thread ``tid`` (0 = caller); ``nbits`` is a size hint.
+
+    Starts from ``nbits`` (the machine's possible CPUs) and doubles the mask
+    on ``EINVAL`` until the kernel's cpumask fits.
+    """
+    cdef _getargs args
+    args.tid = tid
+    return _get_growing(_getaffinity, &args, _words_for(nbits if nbits > 1024 else 1024), 1 << 22,
+                        "sched_getaffinity")
 
 
 def sched_setaffinity(int tid, object bits):
@@ -147,10 +179,8 @@ def set_mempolicy(int mode, object bits, size_t nbits):
     reads ``maxnode - 1`` bits, hence the ``+ 1``.
     """
     bits = int(bits)
-    if bits.bit_length() > nbits:
-        nbits = bits.bit_length()
-    cdef size_t words = _words_for(nbits)
-    cdef unsigned long *mask = _mask_from_int(bits, words)
+    cdef size_t words
+    cdef unsigned long *mask = _nodemask(bits, nbits, &words)
     cdef unsigned long maxnode = words * _WORD_BITS + 1
     cdef int rc
     try:
@@ -171,25 +201,13 @@ def get_mempolicy(size_t nbits=0, size_t addr=0, unsigned long flags=0):
     With ``MPOL_F_NODE|MPOL_F_ADDR`` in ``flags`` the mode is the node of
     the page at ``addr``.
     """
-    cdef size_t words = _words_for(nbits if nbits > 64 else 64)
-    cdef unsigned long *mask
-    cdef int mode = 0
-    cdef int rc
-    while True:
-        mask = <unsigned long *>calloc(words, _WORD)
-        if mask == NULL:
-            raise MemoryError()
-        with nogil:
-            rc = pn_get_mempolicy(&mode, mask, words * _WORD_BITS, <void *>addr, flags)
-        if rc == 0:
-            try:
-                return mode, _int_from_mask(mask, words)
-            finally:
-                free(mask)
-        free(mask)
-        if rc != -22 or words * _WORD_BITS >= _MAX_NODE_BITS:
-            _raise(rc, "get_mempolicy")
-        words *= 2
+    cdef _getargs args
+    args.mode = 0
+    args.addr = addr
+    args.flags = flags
+    bits = _get_growing(_getmempolicy, &args, _words_for(nbits if nbits > 64 else 64), _MAX_NODE_BITS,
+                        "get_mempolicy")
+    return args.mode, bits
 
 
 def buffer_address(object buf):
@@ -207,10 +225,8 @@ def mbind(object buf, size_t offset, size_t length, int mode, object bits, size_
     if offset + length > <size_t>view.shape[0] or length == 0:
         raise ValueError("mbind range outside the buffer")
     bits = int(bits)
-    if bits.bit_length() > nbits:
-        nbits = bits.bit_length()
-    cdef size_t words = _words_for(nbits)
-    cdef unsigned long *mask = _mask_from_int(bits, words)
+    cdef size_t words
+    cdef unsigned long *mask = _nodemask(bits, nbits, &words)
     cdef unsigned long maxnode = words * _WORD_BITS + 1
     cdef void *addr = <void *>&view[offset]
     cdef int rc
