@@ -119,19 +119,8 @@ def check(args, text, doc) -> int:
     elif ok:
         print(f"{args.file}: OK (policy {policy_name})")
     else:
-        if kubelet_error:
-            print(f"kubelet would refuse to start: {kubelet_error}")
-        for f in findings:
-            print(f"- {f}")
-        for u in unfixable:
-            print(f"cannot fix: {u}")
-        if new_text is not None:
-            print("changes (machine state rebuilt from the assignments):")
-            for line in changes:
-                print(f"  {line}")
-            if args.dry_run:
-                print("would write:")
-                print(new_text)
-            else:
-                print(f"wrote {args.file}")
+        from ._state_report import print_problems
+
+        print_problems(args.file, kubelet_error, findings, unfixable,
+                       "changes (machine state rebuilt from the assignments):", changes, new_text, args.dry_run)
     return 0 if ok or wrote else 1

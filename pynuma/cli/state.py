@@ -209,21 +209,11 @@ def _cpu_check(args, text, doc) -> int:
         if report.ok:
             print(f"{args.file}: OK (policy {policy.name}, {len(topo.cpus())} CPUs {topo.cpus()})")
         else:
-            if report.kubelet_error:
-                print(f"kubelet would refuse to start: {report.kubelet_error}")
-            for f in report.findings:
-                print(f"- {f.message}")
-            for u in report.unfixable:
-                print(f"cannot fix: {u}")
-            if args.fix and new_text is not None:
-                print("changes:" if changes else "changes: (checksum / format only)")
-                for line in changes:
-                    print(f"  {line}")
-                if args.dry_run:
-                    print("would write:")
-                    print(new_text)
-                else:
-                    print(f"wrote {args.file}")
+            from ._state_report import print_problems
+
+            print_problems(args.file, report.kubelet_error, [f.message for f in report.findings], report.unfixable,
+                           "changes:" if changes else "changes: (checksum / format only)", changes, new_text,
+                           args.dry_run)
     if args.fix and report.fixed is None and not report.ok:
         return 1
     if report.ok or wrote:
