@@ -269,6 +269,26 @@ static int buf_reserve(pn_buf *b, size_t extra)
     return 0;
 }
 
+/* May a short read() of `path` be taken as its end (saving the read() that
+ * would return 0)?  Yes where every file is either a regular file (a dump:
+ * a short read of a regular file is its end) or a plain sysfs attribute:
+ * show() fills one buffer of at most a page and the first read() returns
+ * all of it.  sysfs *binary* attributes (ACPI tables, PCI config) come in
+ * page-sized pieces, so a short read that is a whole number of 4 KiB pages
+ * is not trusted (every larger page size is a multiple of 4 KiB).  Not under
+ * /proc, cgroupfs, debugfs...: seq_file files with many records (mounts,
+ * cgroup.procs) return one kernel buffer per read(), short but not the end. */
+static int short_read_ends(const char *path)
+{
+    static const char *const single_shot[] = {
+        "sys/devices/", "sys/bus/", "sys/class/", "sys/kernel/mm/", NULL,
+    };
+    while (*path == '/') path++;
+    for (const char *const *p = single_shot; *p; p++)
+        if (strncmp(path, *p, strlen(*p)) == 0) return 1;
+    return 0;
+}
+
 int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
                  pn_buf *out, ssize_t *results, size_t *offsets)
 {
@@ -276,17 +296,18 @@ int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
         offsets[i] = out->len;
         int fd = pn_open_in_root(rootfd, paths[i], O_RDONLY);
         if (fd < 0) { results[i] = fd; continue; }
+        int ends = short_read_ends(paths[i]);
         /* read straight into the shared buffer, growing it as needed */
         size_t got = 0;
         ssize_t r = 0;
         while (got < limit) {
             size_t chunk = limit - got < 65536 ? limit - got : 65536;
             if (buf_reserve(out, chunk) < 0) { close(fd); return -ENOMEM; }
-            r = pn_read_fd(fd, out->data + out->len, chunk);
-            if (r < 0) break;
+            do { r = read(fd, out->data + out->len, chunk); } while (r < 0 && errno == EINTR);
+            if (r < 0) { r = -errno; break; }
             out->len += (size_t)r;
             got += (size_t)r;
-            if ((size_t)r < chunk) break;
+            if (r == 0 || (ends && (size_t)r < chunk && (size_t)r % 4096 != 0)) break;
         }
         close(fd);
         if (r < 0) { out->len = offsets[i]; results[i] = r; }

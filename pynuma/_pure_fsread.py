@@ -125,17 +125,27 @@ def read_at(rootfd: int, path: str, limit: int = 1 << 20) -> bytes:
         raise _named(err, path) from None
 
 
-def _read_at(rootfd: int, path: str, limit: int) -> bytes:
+# A short read ends the file only under these (see native/pn_fsread.c,
+# short_read_ends): regular files of a dump and plain sysfs attributes give
+# everything in one read(); seq_file files (/proc, cgroupfs) give one kernel
+# buffer per read() and sysfs binary attributes one page.
+_SINGLE_SHOT = ("sys/devices/", "sys/bus/", "sys/class/", "sys/kernel/mm/")
+
+
+def _read_at(rootfd: int, path: str, limit: int, short_ends: bool = False) -> bytes:
     fd = _open(rootfd, path, os.O_RDONLY)
     try:
         chunks = []
         total = 0
         while total < limit:
-            chunk = os.read(fd, min(65536, limit - total))
+            want = min(65536, limit - total)
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             total += len(chunk)
+            if short_ends and len(chunk) < want and len(chunk) % 4096:
+                break
         return b"".join(chunks)
     finally:
         os.close(fd)
@@ -146,10 +156,17 @@ def read_many(rootfd: int, paths, limit: int = 1 << 16) -> list:
     out = []
     for p in paths:
         try:
-            out.append(_read_at(rootfd, p, limit))
+            short_ends = isinstance(p, str) and p.lstrip("/").startswith(_SINGLE_SHOT)
+            out.append(_read_at(rootfd, p, limit, short_ends))
         except OSError as err:
             out.append(-(err.errno or errno.EIO))
     return out
+
+
+def read_many_text(rootfd: int, paths: list, limit: int = 1 << 16) -> list:
+    """Texts of each path (UTF-8, undecodable bytes replaced), ``None`` where one failed."""
+    return [r.decode("utf-8", "replace") if isinstance(r, bytes) else None
+            for r in read_many(rootfd, paths, limit)]
 
 
 def list_at(rootfd: int, path: str) -> list:

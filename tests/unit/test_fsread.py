@@ -193,3 +193,59 @@ def test_all_implementations_agree(tmp_path_factory, parts, lead):
     native._walk_only(False)
     assert results[0] == results[1] == results[2], path
     assert results[0][0] != b"OUTSIDE"
+
+
+# -- read_many_text: the text form FsRoot uses; short reads -----------------------------------
+def test_read_many_text_matches_read_many(reader, tree):
+    (tree / "latin1").write_bytes(b"caf\xe9\n")
+    fd = reader.open_root(str(tree))
+    try:
+        paths = ["/a/b/f", "missing", "a/abs", "a", "big", "loop", "latin1", "/"]
+        raw = reader.read_many(fd, paths)
+        text = reader.read_many_text(fd, paths)
+        assert text == [r.decode("utf-8", "replace") if isinstance(r, bytes) else None for r in raw]
+        assert text[0] == "hello\n" and text[1] is None and text[6] == "caf\ufffd\n"
+        assert reader.read_many_text(fd, ["big"], 100) == [bytes(range(100)).decode("utf-8", "replace")]
+        assert reader.read_many_text(fd, []) == []
+    finally:
+        reader.close_root(fd)
+
+
+def test_read_many_text_undecodable_path_name(reader, tmp_path):
+    name = b"n\xff"
+    (tmp_path / os.fsdecode(name)).write_text("x")
+    fd = reader.open_root(str(tmp_path))
+    try:
+        assert reader.read_many_text(fd, [os.fsdecode(name), "nope"]) == ["x", None]
+    finally:
+        reader.close_root(fd)
+
+
+@pytest.mark.parametrize("size", [1, 4095, 4096, 8192, 65535, 65536, 65537, 200000])
+@pytest.mark.parametrize("where", ["sys/devices/system/cpu", "proc", "etc"])
+def test_read_many_whole_files_of_any_size(reader, tmp_path, size, where):
+    # where a short read is taken as the end (sysfs attribute directories) or not,
+    # a regular file is read whole up to the limit
+    data = bytes((i * 7) % 251 for i in range(size))
+    (tmp_path / where).mkdir(parents=True)
+    (tmp_path / where / "f").write_bytes(data)
+    fd = reader.open_root(str(tmp_path))
+    try:
+        assert reader.read_many(fd, [f"/{where}/f"], 1 << 20) == [data]
+        assert reader.read_many(fd, [f"{where}/f"]) == [data[:1 << 16]]
+    finally:
+        reader.close_root(fd)
+
+
+def test_live_proc_seq_file_read_whole(reader):
+    # /proc/self/mountinfo is a seq_file: one kernel buffer per read(), so it must be read to EOF
+    fd = reader.open_root("/")
+    try:
+        got = reader.read_many(fd, ["/proc/self/mountinfo"])[0]
+        if not isinstance(got, bytes):
+            pytest.skip("no /proc here")
+        with open("/proc/self/mountinfo", "rb") as f:
+            want = f.read()
+        assert got.count(b"\n") == want.count(b"\n")
+    finally:
+        reader.close_root(fd)
