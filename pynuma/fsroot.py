@@ -19,6 +19,7 @@ from . import _impl
 from .errors import FakeRootRefused, InputError, ParseError, PynumaError, from_oserror
 
 _fsread = _impl.select("fsread")
+_read_many_text = _fsread.read_many_text
 
 MISSING, FILE, DIRECTORY = 0, 1, 2
 
@@ -95,11 +96,12 @@ class FsRoot:
 
     def read_many(self, paths: Iterable[str]) -> List[Optional[str]]:
         """Texts of many small files in one native call; ``None`` where one failed."""
-        paths = list(paths)
+        if type(paths) is not list:
+            paths = list(paths)
         if self.files_read is not None:
             self.files_read.extend(paths)
-        raw = _fsread.read_many(self._fd, [self._rel(p) for p in paths])
-        return [r.decode("utf-8", "replace") if isinstance(r, bytes) else None for r in raw]
+        # absolute paths as they are: the reader resolves them inside the root
+        return _read_many_text(self._fd, paths)
 
     def read_required(self, path: str) -> str:
         """Text of a file, or a :class:`PynumaError` naming it."""
