@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
+from .cpu_hints import CPUHintProvider
 from .hints import ProviderHints, TopologyHint, provider_hints_to_json
 from .topology_manager import TopologyManager
 
@@ -58,21 +59,6 @@ class AdmitReport:
                 "containers": [c.to_json() for c in self.containers]}
 
 
-class _CPUProvider:
-    """The static CPU policy and its state as one provider (name ``cpu``)."""
-
-    name = "cpu"
-
-    def __init__(self, policy, state) -> None:
-        self.policy, self.state = policy, state
-
-    def hints(self, pod, container):
-        return self.policy.container_hints(self.state, pod, container)
-
-    def pod_hints(self, pod):
-        return self.policy.pod_hints(self.state, pod)
-
-
 class _Named:
     def __init__(self, name: str, provider) -> None:
         self.name, self.p = name, provider
@@ -101,7 +87,7 @@ def admit_pod(pod, manager: TopologyManager, cpu: Optional[Tuple[Any, Any]] = No
     """
     providers = []
     if cpu is not None:
-        providers.append(_CPUProvider(*cpu))
+        providers.append(CPUHintProvider(*cpu))
     if memory is not None:
         providers.append(_Named("memory", memory))
     if devices is not None:

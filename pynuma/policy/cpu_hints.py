@@ -220,6 +220,8 @@ def pod_hints(policy, state, pod) -> Optional[Dict[str, list]]:
 class CPUHintProvider:
     """Adapter: the static policy + a state, speaking the Topology Manager's ``HintProvider`` protocol."""
 
+    name = "cpu"  # its key in admission reports, beside "memory" and "devices"
+
     def __init__(self, policy, state) -> None:
         self.policy, self.state = policy, state
 
