@@ -10,6 +10,7 @@ minutes) and the distributed search scoring every combination.
 """
 from __future__ import annotations
 
+import functools
 import os
 import random
 import statistics
@@ -21,19 +22,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from pynuma.cpuset import CPUSet  # noqa: E402
 from pynuma.policy.cpu_assign import take_by_topology  # noqa: E402
 from pynuma.policy.cpu_hints import generate_cpu_hints  # noqa: E402
-from pynuma.policy.cpu_topology import CPUTopology  # noqa: E402
+from tests.unit.cpu_fixtures import machine  # noqa: E402
 
 TARGET_MS = 5.0
 
 
-def synthetic(sockets=2, nodes_per_socket=8, cores_per_node=16, threads=2) -> CPUTopology:
-    cores = sockets * nodes_per_socket * cores_per_node
-    cpus = []
-    for t in range(threads):
-        for core in range(cores):
-            node = core // cores_per_node
-            cpus.append((t * cores + core, node // nodes_per_socket, node, core, node))
-    return CPUTopology.from_cpus(cpus)
+# The unit tests' machine builder (Linux-like numbering), at the benchmark's size by default.
+synthetic = functools.partial(machine, sockets=2, nodes_per_socket=8, cores_per_node=16, threads=2)
 
 
 def timed(fn, repeat=30) -> float:
