@@ -24,6 +24,14 @@ def add_root(p: argparse.ArgumentParser) -> None:
                    help="directory playing the part of / (a saved /sys + /proc dump); default: the live host")
 
 
+def add_topology_source(p: argparse.ArgumentParser) -> None:
+    """``--topology FILE`` or ``--root DIR`` (not both): where the CPU topology comes from."""
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--topology", metavar="FILE",
+                     help="saved 'pynuma topology --json' or a kubelet-style CPU topology JSON")
+    add_root(src)
+
+
 def add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 

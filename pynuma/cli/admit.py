@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError, ParseError
-from ._common import add_json, add_root, parser, print_json
+from ._common import add_json, add_topology_source, parser, print_json
 
 CPU_STATE = "cpu_manager_state"
 MEMORY_STATE = "memory_manager_state"
@@ -44,10 +44,7 @@ def _build_parser():
     p.add_argument("--devices", metavar="FILE", help="JSON list of devices: [{resource, id, numa}]")
     p.add_argument("--state-dir", metavar="DIR", help="directory holding the kubelet's checkpoint files")
     p.add_argument("--commit", action="store_true", help="write the allocation to the state dir's checkpoints")
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--topology", metavar="FILE",
-                     help="saved 'pynuma topology --json' or a kubelet-style CPU topology JSON")
-    add_root(src)
+    add_topology_source(p)
     add_json(p)
     return p
 

@@ -17,7 +17,7 @@ satisfied, 2 on bad input.
 from __future__ import annotations
 
 from ..errors import InputError
-from ._common import add_json, add_root, parser, print_json
+from ._common import add_json, add_topology_source, parser, print_json
 
 GROUP_SIZE_OPTIONS = ("cpu-group-size", "cpu_group_size")
 
@@ -38,10 +38,7 @@ def _build_parser():
                         "distribute-cpus-across-numa=true")
     c.add_argument("--numa", metavar="LIST",
                    help="Topology Manager affinity: take CPUs from these NUMA nodes first")
-    src = c.add_mutually_exclusive_group()
-    src.add_argument("--topology", metavar="FILE",
-                     help="saved 'pynuma topology --json' or a kubelet-style CPU topology JSON")
-    add_root(src)
+    add_topology_source(c)
     add_json(c)
     return p
 

@@ -18,7 +18,7 @@ Unknown policy or option, or a malformed hints file: one line, exit 2.
 from __future__ import annotations
 
 from ..errors import InputError, ParseError
-from ._common import add_root, parser, print_json
+from ._common import add_topology_source, parser, print_json
 
 
 def _build_parser():
@@ -33,10 +33,7 @@ def _build_parser():
                         "max-allowable-numa-nodes=N")
     m.add_argument("--scope", default="container", metavar="S", help="container (default) or pod")
     m.add_argument("--hints", required=True, metavar="FILE", help="JSON list: one {resource: hints|null} per provider")
-    src = m.add_mutually_exclusive_group()
-    src.add_argument("--topology", metavar="FILE",
-                     help="saved 'pynuma topology --json' or a kubelet-style CPU topology JSON")
-    add_root(src)
+    add_topology_source(m)
     return p
 
 
