@@ -108,13 +108,18 @@ def _touch_all(d: str, names: Sequence[str]) -> None:
         open(os.path.join(d, n), "w").close()
 
 
+def _cgroup_dir(hier_dir: str, rel: str, extras: Sequence[str]) -> str:
+    """Create the cgroup ``rel`` in one hierarchy, with the ``extras`` (empty files) a kernel would show."""
+    d = os.path.join(hier_dir, rel)
+    os.makedirs(d, exist_ok=True)
+    _touch_all(d, extras)
+    return d
+
+
 def write_cgroup(mode: str, hier: Dict[str, str], rel: str, e: Expected, extra: bool = True) -> None:
     """Write one cgroup's files at ``rel`` below each hierarchy directory in ``hier``."""
     if mode == V2:
-        d = os.path.join(hier["unified"], rel)
-        os.makedirs(d, exist_ok=True)
-        if extra:
-            _touch_all(d, _V2_EXTRA)
+        d = _cgroup_dir(hier["unified"], rel, _V2_EXTRA if extra else ())
         _write(os.path.join(d, "memory.current"), f"{e.usage}\n")
         _write(os.path.join(d, "memory.max"), "max\n" if e.limit is None else f"{e.limit}\n")
         _write(os.path.join(d, "memory.stat"), _v2_stat(e))
@@ -127,27 +132,17 @@ def write_cgroup(mode: str, hier: Dict[str, str], rel: str, e: Expected, extra: 
             if extra:
                 _touch_all(d, (f"hugetlb.{s}.max", f"hugetlb.{s}.events", f"hugetlb.{s}.rsvd.current"))
         return
-    m = os.path.join(hier["memory"], rel)
-    os.makedirs(m, exist_ok=True)
-    if extra:
-        _touch_all(m, _V1_MEM_EXTRA)
+    m = _cgroup_dir(hier["memory"], rel, _V1_MEM_EXTRA if extra else ())
     _write(os.path.join(m, "memory.usage_in_bytes"), f"{e.usage}\n")
     _write(os.path.join(m, "memory.limit_in_bytes"), f"{e.limit or 9223372036854771712}\n")
     _write(os.path.join(m, "memory.stat"), _v1_stat(e))
-    c = os.path.join(hier["cpuacct"], rel)
-    os.makedirs(c, exist_ok=True)
-    if extra:
-        _touch_all(c, _V1_CPUACCT_EXTRA)
+    c = _cgroup_dir(hier["cpuacct"], rel, _V1_CPUACCT_EXTRA if extra else ())
     _write(os.path.join(c, "cpuacct.usage"), f"{e.cpu_ns}\n")
-    p = os.path.join(hier["pids"], rel)
-    os.makedirs(p, exist_ok=True)
-    if extra:
-        _touch_all(p, _V1_PIDS_EXTRA)
+    p = _cgroup_dir(hier["pids"], rel, _V1_PIDS_EXTRA if extra else ())
     _write(os.path.join(p, "pids.current"), f"{e.pids}\n")
     _write(os.path.join(p, "pids.max"), "max\n" if e.pids_max is None else f"{e.pids_max}\n")
     if "hugetlb" in hier:
-        h = os.path.join(hier["hugetlb"], rel)
-        os.makedirs(h, exist_ok=True)
+        h = _cgroup_dir(hier["hugetlb"], rel, ())
         for s, v in e.hugetlb.items():
             _write(os.path.join(h, f"hugetlb.{s}.usage_in_bytes"), f"{v}\n")
 
