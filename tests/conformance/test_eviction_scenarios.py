@@ -120,7 +120,7 @@ def test_synchronize_steps(v):
     config, pods, pod_stats = setup(v)
     admission = [(Pod.from_dict(p), tolerations(p)) for p in v.get("admission_pods") or []]
     never_completes = v.get("pod_termination") == "never completes"
-    evicted_so_far: set = set()
+    evicted_so_far: dict = {}  # uid -> whether its eviction was hard
     state, now = EvictionState(), 0.0
     for i, step in enumerate(v["steps"]):
         now += step["advance_s"]
@@ -131,14 +131,15 @@ def test_synchronize_steps(v):
             calls.extend(funcs)
             return node_stats(after, pod_stats, inodes=counts_inodes(v)) if after is not None else None
         stats = node_stats(step["node"], pod_stats, step.get("extra_pod_stats"), counts_inodes(v))
-        skip = (lambda p: p.uid in evicted_so_far) if never_completes else (lambda p: False)
-        state, d = synchronize(config, state, stats, pods, now, reclaim=reclaim, skip=skip,
-                               termination_grace_s=termination_grace(v))
+        state, d = synchronize(config, state, stats, pods, now, reclaim=reclaim,
+                               termination_grace_s=termination_grace(v),
+                               terminating=dict(evicted_so_far) if never_completes else None)
         exp = step["expect"]
         where = f"step {i}"
         assert sorted(d.conditions) == sorted(exp["pressure"]), where
         names = [e.pod for e in d.evicted]
-        evicted_so_far.update(e.uid for e in d.evicted)
+        for e in d.evicted:
+            evicted_so_far[e.uid] = evicted_so_far.get(e.uid, False) or e.hard
         if exp["evicted"] is None:
             assert names == [], where
         elif exp["evicted"] == "(any pod)":

@@ -214,3 +214,37 @@ def test_evicted_pod_status_pid():
     v["expect"]["pod_status"]["message"] += "x"
     with pytest.raises(AssertionError):
         harness.test_evicted_pod_status(v)
+
+
+def _never_completes():
+    return {
+        "name": "soft eviction never completes, then hard pressure",
+        "fs_layout": {"dedicated_image_fs": False},
+        "pod_termination": "never completes",
+        "config": {"max_pod_grace_period_s": 30, "pressure_transition_period_s": 300,
+                   "thresholds": [_thr("memory.available", "1Gi"), _thr("memory.available", "2Gi", grace=60)]},
+        "pods": [_pod("big", 0, memory_working_set="500Mi"), _pod("small", 0, memory_working_set="300Mi")],
+        "steps": [
+            _step(0, {"memory": _mem("3Gi", "1Gi")}, []),
+            _step(10, {"memory": _mem("1500Mi", "2Gi")}, ["MemoryPressure"]),
+            _step(60, {"memory": _mem("1500Mi", "2Gi")}, ["MemoryPressure"], "big", 30),
+            # SEMANTICS 2.3: while a soft eviction is still terminating no new soft eviction starts
+            _step(10, {"memory": _mem("1500Mi", "2Gi")}, ["MemoryPressure"]),
+            # ... but a hard threshold escalates it (grace 1)
+            _step(10, {"memory": _mem("500Mi", "3Gi")}, ["MemoryPressure"], "big", 1),
+            # a pod already hard-evicted is not killed again: the next one goes
+            _step(10, {"memory": _mem("500Mi", "3Gi")}, ["MemoryPressure"], "small", 1),
+        ],
+    }
+
+
+def test_pod_termination_never_completes():
+    harness.test_synchronize_steps(_never_completes())
+
+
+def test_without_never_completes_the_same_pod_is_evicted_again():
+    v = _never_completes()
+    del v["pod_termination"]
+    v["steps"][3]["expect"].update(evicted="big", grace_period_override_s=30)
+    v["steps"][5]["expect"]["evicted"] = "big"
+    harness.test_synchronize_steps(v)

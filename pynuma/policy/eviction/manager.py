@@ -93,6 +93,7 @@ class Eviction:
     status: Mapping
     annotations: Mapping[str, str] = field(default_factory=dict)
     signal: Optional[str] = None
+    hard: bool = True  # False only for an eviction driven by a soft threshold
 
     def to_dict(self) -> dict:
         return {"pod": self.pod, "namespace": self.namespace, "uid": self.uid,
@@ -142,11 +143,16 @@ def _first_pass(config: EvictionConfig, state: EvictionState) -> EvictionState:
 def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, pods: Sequence[Pod], now: float,
                 reclaim: Optional[Callable[[Tuple[str, ...]], Optional[NodeStats]]] = None,
                 skip: Callable[[Pod], bool] = lambda pod: False,
-                termination_grace_s: Optional[Mapping[str, int]] = None) -> Tuple[EvictionState, Decision]:
+                termination_grace_s: Optional[Mapping[str, int]] = None,
+                terminating: Optional[Mapping[str, bool]] = None) -> Tuple[EvictionState, Decision]:
     """One synchronize pass; returns the new state and the decision.
 
-    ``skip(pod)`` marks pods that cannot be evicted now (e.g. still
-    terminating from an earlier eviction); critical pods are always skipped.
+    ``skip(pod)`` marks pods that cannot be evicted now; critical pods are
+    always skipped.  ``terminating`` maps the uid of each pod still
+    terminating after an earlier eviction to whether that eviction was hard:
+    while one is terminating no new soft eviction starts, and a hard
+    threshold escalates a soft-evicted pod (re-evicted with the hard grace
+    period) but never re-kills a pod already evicted as hard.
     ``termination_grace_s`` maps pod uid to ``terminationGracePeriodSeconds``:
     a soft eviction then gives min(max-pod-grace-period, that) (kubelet >= 1.32).
     Raises :class:`~pynuma.errors.InputError` for a split filesystem while
@@ -210,8 +216,12 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
     ranked = rank(list(pods), stats_of)
     base.update(gc_invoked=gc, ranked=tuple(p.name for p in ranked))
     grace = config.hard_grace_period_s if threshold.is_hard else config.max_pod_grace_period_s
+    active = {p.uid for p in pods}
+    still_terminating = {uid: hard for uid, hard in (terminating or {}).items() if uid in active}
+    if still_terminating and not threshold.is_hard:
+        return new_state, Decision(**base)  # a slow eviction is in progress: no new soft one
     for pod in ranked:
-        if is_critical_pod(pod) or skip(pod):
+        if is_critical_pod(pod) or skip(pod) or still_terminating.get(pod.uid, False):
             continue
         msg, annotations = eviction_message(resource, pod, stats_of(pod), ordered, observations)
         tgps = (termination_grace_s or {}).get(pod.uid)
@@ -219,6 +229,7 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
         if not threshold.is_hard and tgps is not None and not config.allow_overwrite_termination_grace:
             pod_grace = min(grace, int(tgps))
         ev = Eviction(pod.name, pod.namespace, pod.uid, pod_grace, msg,
-                      evicted_status(msg, config.pod_disruption_conditions), annotations, threshold.signal)
+                      evicted_status(msg, config.pod_disruption_conditions), annotations, threshold.signal,
+                      threshold.is_hard)
         return new_state, Decision(evicted=(ev,), **base)
     return new_state, Decision(**base)
