@@ -317,14 +317,7 @@ def test_supported_modes_probe_matches_what_set_mempolicy_accepts(native):
 
 
 def test_sys_twins_have_the_same_functions():
-    import pathlib
+    from tests.fixtures.twins import twin_functions
 
-    impls = _impl.implementations("sys")
-    public = lambda m: sorted(n for n in dir(m) if not n.startswith("_") and callable(getattr(m, n))
-                              and getattr(getattr(m, n), "__module__", m.__name__) == m.__name__)
-    stub = pathlib.Path(_impl.__file__).with_name("_native_sys.pyi").read_text()
-    names = public(impls["pure"])
+    names = twin_functions("sys")
     assert "sched_setaffinity" in names and "move_pages" in names
-    assert all(f"def {n}(" in stub for n in names)
-    if "native" in impls:
-        assert public(impls["native"]) == names

@@ -179,14 +179,6 @@ def test_native_loops_release_the_gil():
 
 
 def test_native_and_pure_twins_have_the_same_functions():
-    import pathlib
+    from tests.fixtures.twins import twin_functions
 
-    impls = _impl.implementations("membench")
-    public = lambda m: sorted(n for n in dir(m) if not n.startswith("_") and callable(getattr(m, n))
-                              and getattr(getattr(m, n), "__module__", m.__name__) == m.__name__)
-    stub = pathlib.Path(_impl.__file__).with_name("_native_membench.pyi").read_text()
-    names = public(impls["pure"])
-    assert names == ["chase_build", "chase_run", "copy_run", "read_run"]
-    assert all(f"def {n}(" in stub for n in names)
-    if "native" in impls:
-        assert public(impls["native"]) == names
+    assert twin_functions("membench") == ["chase_build", "chase_run", "copy_run", "read_run"]
