@@ -132,3 +132,37 @@ def test_compare_with_null_options():
          "best_non_preferred_affinity_count": 1, "current": {"numa": [0, 1], "preferred": True},
          "candidate": {"numa": [0], "preferred": True}, "expect": "candidate"}
     test_hint_merge_internals.test_internals(v)
+
+
+D4 = [[10, 20, 20, 20], [20, 10, 20, 20], [20, 20, 10, 20], [20, 20, 20, 10]]
+PAIRS = [[10, 11, 30, 30], [11, 10, 30, 30], [30, 30, 10, 11], [30, 30, 11, 10]]
+
+
+@pytest.mark.parametrize("current,candidate,distances,expect", [
+    ([0, 3], [1, 2], D4, "candidate"),        # same count and distance: the numerically smaller mask
+    ([0, 1], [0, 1, 2], D4, "current"),       # different counts: the narrower
+    ([1, 2], [2, 3], PAIRS, "candidate"),     # same count: the smaller average distance
+])
+def test_closest_variants(current, candidate, distances, expect):
+    from tests.conformance import test_numa_info
+    test_numa_info.test_numa_info({"name": "hand-made", "op": "closest", "distances": distances,
+                                   "current": current, "candidate": candidate, "expect": expect})
+
+
+def _admit_vector(policy, providers, admit):
+    # TestAdmit shape: expect null (only admission asserted), qos and scopes given.
+    return {"name": "hand-made", "policy": policy, "options": {}, "numa_nodes": [0, 1], "distances": None,
+            "providers": providers, "expect": None, "admit": admit, "qos": "Guaranteed",
+            "scopes": ["container", "pod"]}
+
+
+@pytest.mark.parametrize("v", [
+    _admit_vector("single-numa-node", [{"cpu": [{"numa": [0, 1], "preferred": True}]}], False),
+    _admit_vector("restricted", [{"cpu": [{"numa": [0, 1], "preferred": False}]}], False),
+    _admit_vector("best-effort", [{"cpu": []}], True),
+    _admit_vector("restricted", [{"cpu": None}, {}], True),
+], ids=lambda v: v["policy"])
+def test_admit_only_vectors(v, backend, monkeypatch):
+    from tests.conformance import test_hint_merge
+    test_hint_merge.test_merge(v, backend, monkeypatch)
+    test_hint_merge.test_admit_through_manager(v)
