@@ -80,12 +80,7 @@ static int np_better(const ctx_t *c, uint64_t a, uint64_t b)
     int ra = np_rank(c, a), rb = np_rank(c, b);
     if (ra != rb)
         return ra < rb;
-    if (c->closest) {
-        uint64_t da = distsum(c, a), db = distsum(c, b);
-        if (da != db)
-            return da < db;
-    }
-    return a < b;
+    return t_better(c, a, b); /* equal ranks mean equal counts: T's tie-breaks decide */
 }
 
 static int cmp_u64(const void *x, const void *y)
