@@ -174,8 +174,11 @@ def test_system_reserved_memory(v):
     if "error" in v["expect"]:
         _expect_error(v, call)
         return
+    got = call()
+    if "system_reserved" not in v["expect"]:  # README: {"ok": true} is also a valid expectation
+        return
     want = {int(n): {r: to_bytes(q) for r, q in res.items()} for n, res in v["expect"]["system_reserved"].items()}
-    assert _non_empty(call()) == _non_empty(want)
+    assert _non_empty(got) == _non_empty(want)
 
 
 @pytest.mark.parametrize("v", _kind("checkpoint"))

@@ -83,3 +83,15 @@ def test_no_hints_for_a_pod_that_is_not_guaranteed(container):
     burstable = {"name": "c1", "requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "2", "memory": "2Gi"}}
     pod = {"uid": "pod1", "containers": [burstable], "init_containers": []}
     harness.test_topology_hints(_hints_vector(pod, container, None))
+
+
+def test_system_reserved_memory_ok_expectation():
+    v = {"name": "ok only", "kind": "system_reserved_memory", "numa_nodes": [0, 1],
+         "node_allocatable_reservation": {"memory": "1Gi"},
+         "reserved_memory": [{"numaNode": 0, "limits": {"memory": "1Gi"}}], "expect": {"ok": True}}
+    harness.test_system_reserved_memory(v)
+    v["expect"] = {"system_reserved": {"0": {"memory": "1Gi"}}}
+    harness.test_system_reserved_memory(v)
+    v["expect"] = {"system_reserved": {"1": {"memory": "1Gi"}}}
+    with pytest.raises(AssertionError):
+        harness.test_system_reserved_memory(v)
