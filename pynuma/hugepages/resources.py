@@ -115,10 +115,11 @@ def _name_errors(name: str, q: Quantity, where: str) -> List[FieldError]:
     return errors
 
 
-def _hugepage_value_error(name: str, q: Quantity, where: str) -> Optional[FieldError]:
-    if is_value_divisible(name, q):
-        return None
-    return FieldError("Invalid", where, f"{q} is not positive integer multiple of {name}", str(q))
+def _hugepage_value_errors(name: str, q: Quantity, where: str) -> List[FieldError]:
+    """The error of a hugepage quantity that is not a whole number of pages (none for other resources)."""
+    if not is_hugepage_resource_name(name) or is_value_divisible(name, q):
+        return []
+    return [FieldError("Invalid", where, f"{q} is not positive integer multiple of {name}", str(q))]
 
 
 def validate_container_resources(requests: Mapping[str, QuantityLike],
@@ -131,17 +132,10 @@ def validate_container_resources(requests: Mapping[str, QuantityLike],
     reqs = {n: Quantity.parse(v) for n, v in (requests or {}).items()}
     lims = {n: Quantity.parse(v) for n, v in (limits or {}).items()}
     errors: List[FieldError] = []
-    lim_cpu_mem = lim_huge = req_cpu_mem = req_huge = False
     for name in sorted(lims):
         q = lims[name]
         errors.extend(_name_errors(name, q, f"limits[{name}]"))
-        if is_hugepage_resource_name(name):
-            lim_huge = True
-            err = _hugepage_value_error(name, q, f"limits[{name}]")
-            if err:
-                errors.append(err)
-        if name in _QOS_COMPUTE:
-            lim_cpu_mem = True
+        errors.extend(_hugepage_value_errors(name, q, f"limits[{name}]"))
     for name in sorted(reqs):
         q = reqs[name]
         errors.extend(_name_errors(name, q, f"requests[{name}]"))
@@ -154,14 +148,9 @@ def validate_container_resources(requests: Mapping[str, QuantityLike],
                                          f"must be less than or equal to {name} limit of {limit}", str(q)))
         elif not is_overcommit_allowed(name):
             errors.append(FieldError("Required", "limits", "Limit must be set for non overcommitable resources"))
-        if is_hugepage_resource_name(name):
-            req_huge = True
-            err = _hugepage_value_error(name, q, f"requests[{name}]")
-            if err:
-                errors.append(err)
-        if name in _QOS_COMPUTE:
-            req_cpu_mem = True
-    if (req_huge or lim_huge) and not (req_cpu_mem or lim_cpu_mem):
+        errors.extend(_hugepage_value_errors(name, q, f"requests[{name}]"))
+    names = set(reqs) | set(lims)
+    if any(is_hugepage_resource_name(n) for n in names) and not any(n in _QOS_COMPUTE for n in names):
         errors.append(FieldError("Forbidden", "", "HugePages require cpu or memory"))
     return errors
 
