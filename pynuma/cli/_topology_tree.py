@@ -35,12 +35,18 @@ def _node_line(node) -> str:
             f"{_hugepages(node)}{kind})")
 
 
+def _count(n: int, noun: str) -> str:
+    """``"1 package"``, ``"2 packages"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def render_tree(topo) -> str:
     """The topology as an indented text tree."""
     lines: List[str] = []
     total_mem = sum(n.memory_total for n in topo.numa_nodes)
-    lines.append(f"Machine ({topo.arch}, {len(topo.online_cpus)} CPUs online, {len(topo.packages)} packages, "
-                 f"{topo.cores} cores, {len(topo.numa_nodes)} NUMA nodes, {_size(total_mem)})")
+    lines.append(f"Machine ({topo.arch}, {_count(len(topo.online_cpus), 'CPU')} online, "
+                 f"{_count(len(topo.packages), 'package')}, {_count(topo.cores, 'core')}, "
+                 f"{_count(len(topo.numa_nodes), 'NUMA node')}, {_size(total_mem)})")
     l3_of: Dict[int, Tuple[int, object]] = {}
     for idx, cache in enumerate(topo.caches):
         if cache.level == 3 and cache.type != "Instruction":

@@ -77,14 +77,21 @@ def main(argv) -> int:
     if opts["help"]:
         sys.stdout.write(HELP)
         return 0
-    topo = _load(opts["topology"]) if opts["topology"] else _discover(opts["root"] or "/")
+    machine_pools = None  # the machine-wide hugepage pools, when reading a host or dump
+    capacity = None  # as saved, when loading a topology file
+    if opts["topology"]:
+        topo, capacity = _load(opts["topology"])
+    else:
+        topo, machine_pools = _discover(opts["root"] or "/", opts["json"] or bool(opts["save"]))
     if opts["devices"]:
         return _show_devices(topo, opts)
     data = None
+    if opts["save"] or opts["json"]:
+        data = topo.to_dict()
+        data["hugepage_capacity"] = capacity or hugepage_capacity(topo, machine_pools)
     if opts["save"]:
         from ..atomic import write_atomic
 
-        data = topo.to_dict()
         try:
             write_atomic(opts["save"], dumps(data, indent=2) + "\n")
         except OSError as err:
@@ -96,7 +103,7 @@ def main(argv) -> int:
         if not (opts["json"] or opts["distances"]):
             return 0
     if opts["json"]:
-        sys.stdout.write(dumps(data if data is not None else topo.to_dict(), indent=2) + "\n")
+        sys.stdout.write(dumps(data, indent=2) + "\n")
     elif opts["distances"]:
         sys.stdout.write(render_distances(topo))
     else:
@@ -124,7 +131,8 @@ def _show_devices(topo, opts) -> int:
     return 0
 
 
-def _discover(root: str):
+def _discover(root: str, with_pools: bool):
+    """``(topology, machine-wide hugepage pools or None)`` of ``root``."""
     import os
 
     if not os.path.isdir(root):
@@ -132,11 +140,19 @@ def _discover(root: str):
 
         raise InputError(f"--root {root}: not a directory")
     from ..discover import discover
+    from ..fsroot import FsRoot
 
-    return discover(root)
+    with FsRoot(root) as fs:
+        topo = discover(fs)
+        if not with_pools:
+            return topo, None
+        from ..discover.hugepages import global_pools
+
+        return topo, global_pools(fs, [])
 
 
 def _load(path: str):
+    """``(topology, its saved hugepage capacity or None)`` from a ``--save`` file."""
     import json
 
     from ..errors import InputError, ParseError
@@ -151,10 +167,52 @@ def _load(path: str):
         raise ParseError(path, f"not JSON: {err}") from None
     if not isinstance(data, dict):
         raise ParseError(path, "not a pynuma topology: expected a JSON object")
+    saved = data.get("hugepage_capacity")
     try:
-        return Topology.from_dict(data)
+        return Topology.from_dict(data), (saved if isinstance(saved, dict) else None)
     except ValueError as err:
         raise ParseError(path, str(err)) from None
+
+
+# -- hugepage capacity as Kubernetes resources --------------------------------
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+
+def _binary_si(n: int) -> str:
+    """Canonical BinarySI quantity of a byte count (``str(Quantity(n, BINARY_SI))``: 2097152 -> ``2Mi``)."""
+    if -1024 < n < 1024:
+        return str(n)  # small values print in decimal, as Kubernetes does
+    exp = 0
+    while n % 1024 == 0 and exp < len(_BINARY_SUFFIXES) - 1:
+        n //= 1024
+        exp += 1
+    return f"{n}{_BINARY_SUFFIXES[exp]}"
+
+
+def hugepage_capacity(topo, machine_pools=None) -> dict:
+    """``{"total": {"hugepages-2Mi": "8Mi"}, "nodes": {"0": {...}}}`` from the pools discovery read.
+
+    The JSON form of :func:`pynuma.hugepages.pools.capacity_to_dict` (tests
+    check they agree), computed from the reported nodes' pools instead of
+    re-reading them and without that module's imports (~10 ms, most of this
+    command's budget).  ``total`` is from ``machine_pools`` (``{size_kb:
+    pool}`` of ``/sys/kernel/mm/hugepages``) when given, else (a saved
+    topology) the sum of the nodes.  Every size is listed, even with 0 pages,
+    as the kubelet reports capacity.
+    """
+    nodes: dict = {}
+    total: dict = {}
+    for node in topo.numa_nodes:
+        per = {}
+        for size, pool in sorted(node.hugepages.items()):
+            name = "hugepages-" + _binary_si(size * 1024)
+            per[name] = _binary_si(pool.total * size * 1024)
+            total[size] = total.get(size, 0) + pool.total * size * 1024
+        nodes[str(node.id)] = per
+    if machine_pools is not None:
+        total = {size: pool.total * size * 1024 for size, pool in machine_pools.items()}
+    return {"total": {"hugepages-" + _binary_si(size * 1024): _binary_si(b) for size, b in sorted(total.items())},
+            "nodes": nodes}
 
 
 def render_distances(topo) -> str:

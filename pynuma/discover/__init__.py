@@ -127,6 +127,10 @@ def guess_arch(cpuinfo_head: str) -> str:
     if fields.get("arch", "").upper() == "IA-64" or fields.get("family", "").startswith("Itanium"):
         return "ia64"
     if vendor in ("GenuineIntel", "AuthenticAMD", "HygonGenuine", "CentaurHauls"):
+        # the fdiv/hlt/f00f/coma_bug lines are printed by 32-bit kernels only: a 64-bit
+        # capable CPU ("lm") running an i386 kernel is still an i386 machine
+        if any(bug in fields for bug in ("fdiv_bug", "f00f_bug", "coma_bug", "hlt_bug")):
+            return "i386"
         return "x86_64" if " lm " in f" {fields.get('flags', '')} " else "i386"
     if "cpu implementer" in fields:
         arch = fields.get("cpu architecture", "")

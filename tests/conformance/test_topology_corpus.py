@@ -5,7 +5,7 @@ archive is extracted to a temporary folder and read in-process; the result
 is compared with the case's ``expected.json``: ``online_cpus`` exactly,
 packages as a multiset of ``(id, cpus)``, ``cores`` exactly, nodes by id
 (``cpus`` exactly, memory within 1 MiB, hugepage totals for every listed
-size) and the distance matrix exactly (or both absent).
+size), the distance matrix exactly (or both absent) and the architecture when listed.
 """
 from __future__ import annotations
 
@@ -70,6 +70,8 @@ def differences(expected: dict, got: Topology) -> list:
             pool = node.hugepages.get(int(size))
             if pool is None or pool.total != total:
                 diffs.append(f"node {n['id']} hugepages {size} kB: {pool and pool.total} != {total}")
+    if "arch" in expected and got.arch != expected["arch"]:
+        diffs.append(f"arch {got.arch} != {expected['arch']}")
     d, e = got.distances, expected["distances"]
     if e is None:
         if d is not None:

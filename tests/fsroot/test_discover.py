@@ -223,3 +223,19 @@ def test_pure_path_gives_the_same_topology(tmp_path):
     env = dict(os.environ, PYNUMA_PURE="1", PYTHONPATH=project + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True, env=env, check=True)
     assert json.loads(out.stdout) == json.loads(json.dumps(discover(root).to_dict()))
+
+
+_X86_HEAD = "processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 15\n"
+_FLAGS = "flags\t\t: fpu vme pae sse sse2 nx lm constant_tsc\n"
+
+
+@pytest.mark.parametrize("text,arch", [
+    (_X86_HEAD + _FLAGS, "x86_64"),
+    (_X86_HEAD + "fdiv_bug\t: no\nhlt_bug\t\t: no\nf00f_bug\t: no\ncoma_bug\t: no\n" + _FLAGS, "i386"),
+    (_X86_HEAD + "flags\t\t: fpu vme pae sse\n", "i386"),
+    ("processor\t: 0\nvendor_id\t: AuthenticAMD\n" + _FLAGS + "\nprocessor\t: 1\nfdiv_bug\t: no\n", "x86_64"),
+])
+def test_guess_arch_x86_kernel_width(text, arch):
+    from pynuma.discover import guess_arch
+
+    assert guess_arch(text) == arch

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from pynuma.cli.topology import dumps
 from tests.fixtures.sysfs_builder import Machine, put
@@ -133,3 +134,45 @@ def test_tiny_json_encoder_matches_json(value):
 def test_save_to_missing_directory_is_exit_2(root, tmp_path):
     line = _one_line_error(run("--root", root, "--save", str(tmp_path / "no" / "t.json")))
     assert "--save" in line
+
+
+def test_json_hugepage_capacity_agrees_with_pools(root):
+    from pynuma.fsroot import FsRoot
+    from pynuma.hugepages.pools import capacity_to_dict, read_capacity
+
+    res = run("--root", root, "--json")
+    assert res.returncode == 0, res.stderr
+    got = json.loads(res.stdout)["hugepage_capacity"]
+    want = capacity_to_dict(read_capacity(FsRoot(root)))
+    assert got == want
+    assert got["total"]["hugepages-2Mi"] == want["total"]["hugepages-2Mi"] != "0"
+
+
+def test_saved_topology_keeps_hugepage_capacity(root, tmp_path):
+    saved = tmp_path / "t.json"
+    assert run("--root", root, "--save", str(saved)).returncode == 0
+    first = json.loads(saved.read_text())["hugepage_capacity"]
+    res = run("--topology", str(saved), "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["hugepage_capacity"] == first  # nodes agree with the machine here
+
+
+@pytest.mark.parametrize("packages,word", [(1, "1 package,"), (2, "2 packages,")])
+def test_tree_header_counts_are_pluralised(tmp_path, packages, word):
+    m = Machine(packages=packages, nodes_per_package=1, cores_per_node=1, threads=1)
+    res = run("--root", m.write(tmp_path))
+    assert res.returncode == 0, res.stderr
+    head = res.stdout.splitlines()[0]
+    assert word in head
+    assert (f"{packages} core," if packages == 1 else f"{packages} cores,") in head
+    assert (" 1 CPU online" if packages == 1 else f" {packages} CPUs online") in head
+
+
+@settings(max_examples=200)
+@given(st.integers(min_value=0, max_value=1 << 62))
+def test_binary_si_matches_quantity(n):
+    from pynuma.cli.topology import _binary_si
+    from pynuma.quantity import BINARY_SI, Quantity
+
+    assert _binary_si(n) == str(Quantity(n, BINARY_SI))
+    assert _binary_si(n * 1024) == str(Quantity(n * 1024, BINARY_SI))
