@@ -39,6 +39,12 @@ class IntBitSet:
     __slots__ = ("_bits",)
     _KIND = "IntBitSet"
     _NEGATIVE = "negative id {}"
+    _FAMILY: type  # the direct subclass a set belongs to; equality stays inside it
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if IntBitSet in cls.__bases__:
+            cls._FAMILY = cls
 
     def __init__(self, ids: Optional[Iterable[int]] = None) -> None:
         bits = 0
@@ -67,7 +73,7 @@ class IntBitSet:
         return self._bits
 
     def __len__(self) -> int:
-        return popcount(self._bits)
+        return bin(self._bits).count("1")  # popcount() inlined: len() is on hot paths
 
     def __bool__(self) -> bool:
         return self._bits != 0
@@ -76,7 +82,7 @@ class IntBitSet:
         return iter_bits(self._bits)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, IntBitSet) and other._KIND == self._KIND:
+        if isinstance(other, self._FAMILY):
             return self._bits == other._bits
         return NotImplemented
 
