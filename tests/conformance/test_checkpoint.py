@@ -39,17 +39,24 @@ def test_hashed_text_and_checksum(v):
     assert (fnv1a32(text) == _stored_checksum(v["file_text"])) is v["checksum_valid"]
 
 
+def _file(v):
+    # As upstream's restore test: blank content means no checkpoint file was written at all.
+    text = v.get("file_text")
+    return text if text is not None and text.strip() else None
+
+
 @pytest.mark.parametrize("v", vectors("checkpoint.json"))
 def test_restore(v):
     cmap = {cid: tuple(ref) for cid, ref in (v.get("container_map") or {}).items()}
     expect = v["expect"]
     if "error" in expect:
         with pytest.raises(CheckpointError) as err:
-            ckpt.load(v["file_text"], v["configured_policy"], cmap)
+            ckpt.load(_file(v), v["configured_policy"], cmap)
         assert expect["error"] in str(err.value)
         assert "could not restore state from checkpoint" in str(err.value)
         return
-    got = ckpt.load(v["file_text"], v["configured_policy"], cmap)
+    got = ckpt.load(_file(v), v["configured_policy"], cmap)
     assert str(got.default) == expect["default_cpuset"]
     assert {p: {c: str(s) for c, s in cs.items()} for p, cs in got.assignments.items()} == expect["assignments"]
-    assert got.checkpoint.format == v["format"]
+    if got.checkpoint is not None:
+        assert got.checkpoint.format == v["format"]
