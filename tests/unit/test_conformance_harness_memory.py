@@ -95,3 +95,20 @@ def test_system_reserved_memory_ok_expectation():
     v["expect"] = {"system_reserved": {"1": {"memory": "1Gi"}}}
     with pytest.raises(AssertionError):
         harness.test_system_reserved_memory(v)
+
+
+@pytest.mark.parametrize("text", ["", " \n"])
+def test_blank_checkpoint_means_no_file(text):
+    v = {"name": "no file", "kind": "checkpoint", "policy": "static", "checkpoint": text,
+         "expect": {"ok": True, "state": {}, "assignments": {}}}
+    harness.test_checkpoint(v)
+    v["expect"]["assignments"] = {"pod": {"c": [{"numaAffinity": [0], "type": "memory", "size": "1Gi"}]}}
+    with pytest.raises(AssertionError):
+        harness.test_checkpoint(v)
+
+
+def test_checkpoint_of_another_policy_is_rejected():
+    text = ('{"policyName":"none","machineState":{},"entries":{},"checksum":0}')
+    v = {"name": "policy", "kind": "checkpoint", "policy": "static", "checkpoint": text,
+         "expect": {"error": "differs from state checkpoint policy"}}
+    harness.test_checkpoint(v)
