@@ -106,3 +106,19 @@ def test_hugepage_container_validation(requests, limits, expect):
 def test_hugepage_size_from_resource_name(name, expect):
     test_hugepages.test_hugepage_size_from_resource_name(
         {"name": "hand-made", "kind": "hugepage_size_from_resource_name", "input": name, "expect": expect})
+
+
+def test_defaults_vector_of_an_older_kubelet():
+    hard = "memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%,imagefs.available<15%"
+    v = {"name": "older defaults", "kind": "defaults",
+         "flags": {"eviction-hard": hard, "eviction-soft": "", "eviction-soft-grace-period": "",
+                   "eviction-minimum-reclaim": ""},
+         "expect": [_t("memory.available", {"quantity": "100Mi"}), _t("nodefs.available", {"percentage": 0.1}),
+                    _t("nodefs.inodesFree", {"percentage": 0.05}), _t("imagefs.available", {"percentage": 0.15})],
+         "compare": "unordered"}
+    test_thresholds.test_defaults(v)
+    # a set pynuma does not ship is caught
+    v["flags"]["eviction-hard"] = "memory.available<200Mi"
+    v["expect"] = [_t("memory.available", {"quantity": "200Mi"})]
+    with pytest.raises(AssertionError):
+        test_thresholds.test_defaults(v)
