@@ -181,7 +181,8 @@ _BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 def _binary_si(n: int) -> str:
     """Canonical BinarySI quantity of a byte count (``str(Quantity(n, BINARY_SI))``: 2097152 -> ``2Mi``)."""
     if -1024 < n < 1024:
-        return str(n)  # small values print in decimal, as Kubernetes does
+        # small values print in DecimalSI, as Kubernetes does (1000 is the one multiple of 1000 here)
+        return "1k" if n == 1000 else "-1k" if n == -1000 else str(n)
     exp = 0
     while n % 1024 == 0 and exp < len(_BINARY_SUFFIXES) - 1:
         n //= 1024

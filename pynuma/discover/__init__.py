@@ -60,9 +60,13 @@ def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
     caches = _caches.read_caches(fs, reported, warnings)
     uncore = _caches.uncore_caches(caches)
 
+    # one (immutable) sibling set per core, shared by its threads
+    siblings = {n: CPUSet.from_bits(bits) for n, bits in core_members.items()}
+    package_get, die_get, cluster_get, core_id_get = topo.package.get, topo.die.get, topo.cluster.get, topo.core_id.get
+    node_get, uncore_get = node_of.get, uncore.get
     cpu_records = tuple(
-        CPU(c, True, topo.package.get(c), topo.die.get(c), topo.cluster.get(c), topo.core_id.get(c),
-            core_of[c], node_of.get(c), CPUSet.from_bits(core_members[core_of[c]]), uncore.get(c))
+        CPU(c, True, package_get(c), die_get(c), cluster_get(c), core_id_get(c),
+            core_of[c], node_get(c), siblings[core_of[c]], uncore_get(c))
         for c in cpu_ids)
     packages = tuple(Package(pid, CPUSet.from_bits(bits)) for pid, bits in topo.packages)
     devices, net_interfaces = _extras(fs, warnings)
@@ -109,7 +113,7 @@ def _arch(fs: FsRoot) -> str:
         head = fs.read_bytes("/proc/cpuinfo", 4096).decode("utf-8", "replace")
     except OSError:
         return "unknown"
-    return guess_arch(head)
+    return _guess_arch_memo(head)
 
 
 def guess_arch(cpuinfo_head: str) -> str:
@@ -142,3 +146,9 @@ def guess_arch(cpuinfo_head: str) -> str:
     if cpu.startswith(("POWER", "PPC", "Cell")) or "platform" in fields:
         return "ppc64"
     return "unknown"
+
+
+# the same cpuinfo head gives the same answer: kept for repeated discoveries
+from ..parse import memoized as _memoized  # noqa: E402
+
+_guess_arch_memo = _memoized(guess_arch, 16)

@@ -16,6 +16,13 @@ from . import _groups
 
 _bitmap = _impl.select("bitmap")
 
+# Parsed values kept by text across discoveries: the same few masks, sizes and
+# ids repeat on every CPU and every time a node agent rediscovers.
+_parse_mask = memoized(_bitmap.parse_cpumask)
+_parse_size = memoized(parse_cache_size)
+_parse_id = memoized(parse_int)
+_parse_type = memoized(parse_cache_type, 64)
+
 CPU_DIR = "/sys/devices/system/cpu"
 
 
@@ -37,8 +44,7 @@ def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
     ``shared_cpu_map`` are read once per instance.
     """
     caches: List[Cache] = []
-    parse_mask = _bitmap.parse_cpumask
-    parse_size, parse_id = memoized(parse_cache_size), memoized(parse_int)
+    parse_mask, parse_size, parse_id = _parse_mask, _parse_size, _parse_id
     for index in _indices(fs, reported):
         kind_of: list = []  # [(level, type)] once known for this index
 
@@ -54,8 +60,8 @@ def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
                 if not kind_of:
                     if texts[3] is None:
                         return None  # this CPU has no such cache index
-                    kind_of.append((parse_int(texts[3]),
-                                    parse_cache_type(texts[4]) if texts[4] is not None else "Unified"))
+                    kind_of.append((parse_id(texts[3]),
+                                    _parse_type(texts[4]) if texts[4] is not None else "Unified"))
                 elif size_t is None and id_t is None and map_t is None:
                     return None
                 group = (parse_mask(map_t) & reported & left) | (1 << cpu) if map_t is not None else 1 << cpu

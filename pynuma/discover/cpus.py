@@ -22,6 +22,10 @@ from . import _groups as _groups_mod
 
 _bitmap = _impl.select("bitmap")
 
+# masks and lists kept by text: threads of a core, CPUs of a package, repeated discoveries
+_parse_mask = memoized(_bitmap.parse_cpumask)
+_parse_list = memoized(_bitmap.parse_cpulist, 256)
+
 CPU_DIR = "/sys/devices/system/cpu"
 
 # (new name, old name) of the mask files; the new ones appeared in Linux 5.8
@@ -50,7 +54,7 @@ def _bits(mask: int):
 
 def _cpulist(fs, path: str, text: str) -> int:
     try:
-        return _bitmap.parse_cpulist(text)
+        return _parse_list(text)
     except ValueError as err:
         raise ParseError(fs.host_path(path), str(err)) from None
 
@@ -147,7 +151,7 @@ def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
         paths.append(base + "core_id")
         paths.append(base + core_mask)
     texts = fs.read_many(paths)
-    parse_mask = _bitmap.parse_cpumask
+    parse_mask = _parse_mask
     keep = []
     for k, cpu in enumerate(cpus):
         id_text, mask_text = texts[2 * k], texts[2 * k + 1]
@@ -206,7 +210,7 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
     remaining = 0
     for cpu in cpus:
         remaining |= 1 << cpu
-    parse_mask = _bitmap.parse_cpumask
+    parse_mask = _parse_mask
 
     def paths_of(cpu: int):
         base = f"{CPU_DIR}/cpu{cpu}/topology/"
