@@ -264,6 +264,31 @@ cdef extern from "<string.h>" nogil:
     size_t c_strlen "strlen"(const char *s)
 
 
+def list_names(int rootfd, path):
+    """:func:`list_at`, but a negative errno instead of raising (a missing directory is common)."""
+    cdef bytes p = _fsencode(path)
+    cdef const char *cp = p
+    cdef pn_buf buf
+    cdef ssize_t count
+    cdef size_t pos = 0, ln
+    cdef list names = []
+    memset(&buf, 0, sizeof(buf))
+    try:
+        with nogil:
+            count = pn_list_at(rootfd, cp, &buf)
+        if count < 0:
+            if count == -12:
+                raise MemoryError()
+            return count
+        while pos < buf.len:
+            ln = c_strlen(buf.data + pos)
+            names.append(PyUnicode_DecodeFSDefaultAndSize(buf.data + pos, <Py_ssize_t>ln))
+            pos += ln + 1
+        return names
+    finally:
+        free(buf.data)
+
+
 def kind_at(int rootfd, path) -> int:
     """0 missing, 1 regular file (or other non-directory), 2 directory."""
     cdef bytes p = _fsencode(path)

@@ -181,6 +181,14 @@ def list_at(rootfd: int, path: str) -> list:
         raise _named(err, path) from None
 
 
+def list_names(rootfd: int, path: str):
+    """:func:`list_at`, but a negative errno instead of raising (a missing directory is common)."""
+    try:
+        return list_at(rootfd, path)
+    except OSError as err:
+        return -(err.errno or errno.EIO)
+
+
 def kind_at(rootfd: int, path: str) -> int:
     """0 missing, 1 regular file (or other non-directory), 2 directory."""
     try:

@@ -20,6 +20,7 @@ from .errors import FakeRootRefused, InputError, ParseError, PynumaError, from_o
 
 _fsread = _impl.select("fsread")
 _read_many_text = _fsread.read_many_text
+_list_names = _fsread.list_names
 
 MISSING, FILE, DIRECTORY = 0, 1, 2
 
@@ -124,10 +125,8 @@ class FsRoot:
         """Sorted names in a directory; ``[]`` when it is missing or unreadable."""
         if self.dirs_listed is not None:
             self.dirs_listed.append(path)
-        try:
-            return sorted(_fsread.list_at(self._fd, self._rel(path)))
-        except OSError:
-            return []
+        names = _list_names(self._fd, path)  # absolute is fine: resolved inside the root
+        return [] if type(names) is int else sorted(names)
 
     def kind(self, path: str) -> int:
         """``MISSING``, ``FILE`` or ``DIRECTORY``."""

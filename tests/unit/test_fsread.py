@@ -249,3 +249,15 @@ def test_live_proc_seq_file_read_whole(reader):
         assert got.count(b"\n") == want.count(b"\n")
     finally:
         reader.close_root(fd)
+
+
+def test_list_names_returns_errno_instead_of_raising(reader, tree):
+    fd = reader.open_root(str(tree))
+    try:
+        assert sorted(reader.list_names(fd, "/a/b/absdir")) == sorted(reader.list_at(fd, "a/b/absdir"))
+        assert sorted(reader.list_names(fd, "/")) == ["a", "big", "dangle", "loop", "secret"]
+        assert reader.list_names(fd, "missing") == -errno.ENOENT
+        assert reader.list_names(fd, "secret") == -errno.ENOTDIR
+        assert reader.list_names(fd, "loop") == -errno.ELOOP
+    finally:
+        reader.close_root(fd)
