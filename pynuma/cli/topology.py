@@ -229,6 +229,16 @@ def render_distances(topo) -> str:
 
 
 # -- a tiny JSON encoder (importing json costs more than this command's budget) --
+try:
+    import _json  # json's C half: built in, so importing it costs nothing (``json`` itself costs ~1 ms)
+
+    def _unencodable(o):
+        raise TypeError(f"cannot encode {type(o).__name__} as JSON")
+
+    _flat = _json.make_encoder(None, _unencodable, _json.encode_basestring, None, ": ", ", ", False, False, False)
+except (ImportError, AttributeError, TypeError):  # another Python: the encoder below does it all
+    _flat = None
+
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
@@ -278,6 +288,10 @@ def _encode(v, indent: int, level: int, out: list) -> None:
     if isinstance(v, dict):
         if not v:
             out.append("{}")
+            return
+        if _flat is not None and _compact_ok(v.values()) and all(type(k) is str for k in v):
+            # a flat record (a CPU, a cache, a pool) on one line, by json's C encoder
+            out.append("".join(_flat(v, 0)))
             return
         pad = "\n" + " " * (indent * (level + 1))
         out.append("{")

@@ -126,6 +126,7 @@ def test_help_exits_0():
 @pytest.mark.parametrize("value", [
     {"a": [1, 2, {"b": None}], "c": True, "d": "quote\" back\\ nl\n tab\t \x01 é \U0001f600"},
     [], {}, [[10, 20], [20, 10]], {"nested": {"x": [], "y": {}}}, -1, 1.5, "",
+    [{"d": "quote\" back\\ nl\n tab\t \x01 é \U0001f600", "n": None, "f": 1.5, "b": False, "i": 7}],
 ])
 def test_tiny_json_encoder_matches_json(value):
     assert json.loads(dumps(value)) == value
@@ -176,3 +177,9 @@ def test_binary_si_matches_quantity(n):
 
     assert _binary_si(n) == str(Quantity(n, BINARY_SI))
     assert _binary_si(n * 1024) == str(Quantity(n * 1024, BINARY_SI))
+
+
+def test_tiny_json_encoder_refuses_what_json_cannot_say():
+    for bad in ({"x": float("nan")}, [{"x": float("inf")}], {"x": object()}, [{"x": {1, 2}}]):
+        with pytest.raises((TypeError, ValueError)):
+            dumps(bad)
