@@ -11,7 +11,7 @@ exactly the one-by-one result, and a wrong guess only costs a few reads.
 """
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 
 def _lowest(bits: int) -> int:
@@ -32,24 +32,31 @@ def predict(remaining: int, shape: int, shape_leader: int, limit: int) -> List[i
 
 
 def walk(fs, remaining: int, paths_of: Callable[[int], Sequence[str]],
-         place: Callable[[int, List[Optional[str]], int], Optional[int]]) -> None:
+         place: Callable[[int, List[Optional[str]], int], Optional[int]],
+         first: Optional[Tuple[int, Sequence[Optional[str]]]] = None) -> None:
     """Visit every group leader among ``remaining`` (bitmap), lowest first.
 
     ``paths_of(cpu)`` names a leader's files; ``place(cpu, texts, remaining)``
     handles one leader given the texts of those files and returns the bitmap
     of CPUs it placed (the leader at least), or ``None`` for the leader alone.
+    ``first`` is ``(cpu, texts of paths_of(cpu))`` when the caller already read
+    the lowest CPU's files (in a batch with other reads): round one uses them.
     """
     shape, shape_leader = 0, 0
     limit = 1  # the first round reads one leader, to learn the shape
     while remaining:
         leaders = predict(remaining, shape or 1, shape_leader, limit)
-        paths: List[str] = []
-        counts: List[int] = []
-        for cpu in leaders:
-            files = paths_of(cpu)
-            counts.append(len(files))
-            paths.extend(files)
-        texts = fs.read_many(paths)
+        if first is not None and first[0] == leaders[0]:
+            leaders, texts, counts = leaders[:1], list(first[1]), [len(first[1])]
+        else:
+            paths: List[str] = []
+            counts: List[int] = []
+            for cpu in leaders:
+                files = paths_of(cpu)
+                counts.append(len(files))
+                paths.extend(files)
+            texts = fs.read_many(paths)
+        first = None
         start = used = 0
         for cpu, count in zip(leaders, counts):
             if remaining & -remaining != 1 << cpu:

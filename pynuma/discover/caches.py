@@ -26,6 +26,10 @@ _parse_type = memoized(parse_cache_type, 64)
 CPU_DIR = "/sys/devices/system/cpu"
 
 
+# an index's files as read from its first instance (which also tells level and type)
+_FIRST_FILES = ("size", "id", "shared_cpu_map", "level", "type")
+
+
 def _indices(fs, reported: int) -> List[int]:
     """Cache index numbers, listed once from the lowest reported CPU's ``cache`` directory."""
     if not reported:
@@ -45,14 +49,21 @@ def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
     """
     caches: List[Cache] = []
     parse_mask, parse_size, parse_id = _parse_mask, _parse_size, _parse_id
-    for index in _indices(fs, reported):
+    indices = _indices(fs, reported)
+    # every index's first instance is the lowest CPU's: read them all in one batch
+    lowest = (reported & -reported).bit_length() - 1
+    first_paths = [f"{CPU_DIR}/cpu{lowest}/cache/index{i}/{name}" for i in indices for name in _FIRST_FILES]
+    first_texts = fs.read_many(first_paths) if first_paths else []
+    width = len(_FIRST_FILES)
+    for k, index in enumerate(indices):
         kind_of: list = []  # [(level, type)] once known for this index
+        first = (lowest, first_texts[k * width:(k + 1) * width])
 
         def paths_of(cpu: int, index=index, kind_of=kind_of):
             base = f"{CPU_DIR}/cpu{cpu}/cache/index{index}/"
             if kind_of:
                 return (base + "size", base + "id", base + "shared_cpu_map")
-            return (base + "size", base + "id", base + "shared_cpu_map", base + "level", base + "type")
+            return tuple(base + name for name in _FIRST_FILES)
 
         def place(cpu: int, texts, left: int, index=index, kind_of=kind_of) -> Optional[int]:
             size_t, id_t, map_t = texts[0], texts[1], texts[2]
@@ -74,7 +85,7 @@ def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
             caches.append(Cache(level, kind, size, cache_id, CPUSet.from_bits(group)))
             return group
 
-        _groups.walk(fs, reported, paths_of, place)
+        _groups.walk(fs, reported, paths_of, place, first)
     return caches
 
 

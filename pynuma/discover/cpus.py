@@ -115,25 +115,29 @@ class CpuTopology:
         self.packages: List[Tuple[int, int]] = []  # (id, cpus bitmap)
 
 
-def _probe_names(fs, cpus: List[int]) -> Tuple[Optional[Dict[str, bool]], int]:
-    """Which topology file names this kernel has, from the first CPU that has any; and CPUs to drop."""
+def _probe_names(fs, cpus: List[int]) -> Tuple[Optional[Dict[str, Optional[str]]], int, int]:
+    """The topology files of the first CPU that has any (``{name: text or None}``), that CPU, and CPUs to drop.
+
+    The texts tell which file names this kernel has, and serve as that CPU's
+    files in the group walks (read once).
+    """
     dropped = 0
     for cpu in cpus:
         base = f"{CPU_DIR}/cpu{cpu}/topology/"
         found = fs.read_many([base + n for n in _PROBE])
         if any(t is not None for t in found):
-            return {n: t is not None for n, t in zip(_PROBE, found)}, dropped
+            return dict(zip(_PROBE, found)), cpu, dropped
         if not fs.isdir(base):
             dropped |= 1 << cpu
-    return None, dropped
+    return None, -1, dropped
 
 
 def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
     """Per-CPU topology of the ``reported`` CPUs (bitmap); CPUs without a topology dir are dropped."""
     topo = CpuTopology()
     cpus = list(_bits(reported))
-    have, dropped = _probe_names(fs, cpus)
-    if have is None:
+    probe, probe_cpu, dropped = _probe_names(fs, cpus)
+    if probe is None:
         # no topology files at all: every CPU with a topology dir is its own core, no packages
         topo.reported = reported & ~dropped
         for cpu in _bits(topo.reported):
@@ -142,6 +146,7 @@ def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
             topo.package[cpu] = topo.die[cpu] = topo.cluster[cpu] = None
         return topo
     cpus = [c for c in cpus if not (dropped >> c) & 1]
+    have = {n: t is not None for n, t in probe.items()}
     core_mask = _CORE_MASKS[0] if have["core_cpus"] else _CORE_MASKS[1]
     package_mask = _PACKAGE_MASKS[0] if have["package_cpus"] else _PACKAGE_MASKS[1]
 
@@ -150,7 +155,9 @@ def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
         base = f"{CPU_DIR}/cpu{cpu}/topology/"
         paths.append(base + "core_id")
         paths.append(base + core_mask)
-    texts = fs.read_many(paths)
+    k0 = cpus.index(probe_cpu)  # the probed CPU's two files are already read
+    texts = fs.read_many(paths[:2 * k0] + paths[2 * k0 + 2:])
+    texts[2 * k0:2 * k0] = [probe["core_id"], probe[core_mask]]
     parse_mask = _parse_mask
     keep = []
     for k, cpu in enumerate(cpus):
@@ -175,10 +182,11 @@ def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
         if len(key) == 2:
             topo.core_key[cpu] = ((key[0] & reported) | (1 << cpu), key[1])
 
+    first = (probe_cpu, probe)
     topo.packages = _groups(fs, keep, reported, "physical_package_id", package_mask,
-                            have["physical_package_id"] or have[package_mask], topo.package, warnings)
-    _groups(fs, keep, reported, "die_id", "die_cpus", have["die_id"], topo.die, warnings)
-    _groups(fs, keep, reported, "cluster_id", "cluster_cpus", have["cluster_id"], topo.cluster, warnings)
+                            have["physical_package_id"] or have[package_mask], topo.package, warnings, first)
+    _groups(fs, keep, reported, "die_id", "die_cpus", have["die_id"], topo.die, warnings, first)
+    _groups(fs, keep, reported, "cluster_id", "cluster_cpus", have["cluster_id"], topo.cluster, warnings, first)
     return topo
 
 
@@ -196,11 +204,13 @@ def _optional_int(fs, path: str, text: Optional[str], warnings: List[str]) -> Op
 
 
 def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, present: bool,
-            out: Dict[int, Optional[int]], warnings: List[str]) -> List[Tuple[int, int]]:
+            out: Dict[int, Optional[int]], warnings: List[str],
+            first: Tuple[int, Dict[str, Optional[str]]] = (-1, {})) -> List[Tuple[int, int]]:
     """Fill ``out[cpu] = group id`` reading each group's files once (from its lowest CPU).
 
     Returns ``[(id, cpus bitmap)]`` of the groups that have a mask.  Without
     the mask file a CPU is in no group (its id, if any, is still recorded).
+    ``first`` is ``(cpu, {name: text})`` of one CPU's already-read topology files.
     """
     groups: List[Tuple[int, int]] = []
     if not present:
@@ -231,7 +241,9 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
         groups.append((-1 if gid is None else gid, group))
         return group
 
-    _groups_mod.walk(fs, remaining, paths_of, place)
+    cpu0, texts0 = first
+    pre = (cpu0, (texts0[id_name], texts0[mask_name])) if id_name in texts0 and mask_name in texts0 else None
+    _groups_mod.walk(fs, remaining, paths_of, place, pre)
     return groups
 
 
