@@ -13,9 +13,13 @@ from typing import List, Optional, Tuple
 
 from .. import _impl
 from ..errors import ParseError
-from ..parse import parse_cgroup_path, parse_mounts, parse_proc_cgroup
+from ..parse import memoized, parse_cgroup_path, parse_mounts, parse_proc_cgroup
 
 _bitmap = _impl.select("bitmap")
+
+# /proc/mounts is the longest text discovery parses and changes rarely: kept by text
+# (callers only iterate the list)
+_parse_mounts = memoized(parse_mounts, 8)
 
 _V2 = ("cpuset.cpus.effective", "cpuset.mems.effective")
 _V1 = ("cpuset.cpus", "cpuset.mems")
@@ -34,7 +38,7 @@ def find_mount(fs, text=_UNREAD) -> Optional[Tuple[str, Tuple[str, str]]]:
         text = fs.read_optional("/proc/mounts")
     if text is None:
         return None
-    for _dev, point, fstype, options in parse_mounts(text):
+    for _dev, point, fstype, options in _parse_mounts(text):
         if fstype == "cgroup2":
             controllers = fs.read_optional(point.rstrip("/") + "/cgroup.controllers")
             if controllers is not None and "cpuset" in controllers.split():
