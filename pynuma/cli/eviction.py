@@ -271,6 +271,9 @@ def _print_table(out):
               f"{_human(a['working_set'], 'memory.available')}\n")
 
 
+_MAX_WATCH_S = 86400.0 * 365  # a year between passes is already no watch at all
+
+
 def main(argv) -> int:
     args = _parser().parse_args(argv)
     from dataclasses import replace
@@ -279,8 +282,10 @@ def main(argv) -> int:
     from ..fsroot import FsRoot
     from ..policy.eviction.manager import EvictionState, synchronize
 
-    if args.watch is not None and args.watch <= 0:
-        raise InputError(f"--watch: must be a positive number of seconds, got {args.watch:g}")
+    # written so nan fails too; the cap keeps time.sleep from overflowing (inf, 1e300)
+    if args.watch is not None and not 0 < args.watch <= _MAX_WATCH_S:
+        raise InputError(f"--watch: must be a positive number of seconds up to {_MAX_WATCH_S:g}, "
+                         f"got {args.watch:g}")
     if args.count is not None and args.count < 1:
         raise InputError(f"--count: must be at least 1, got {args.count}")
     config = _config(args)

@@ -100,6 +100,9 @@ def test_kubelet_config_file(tmp_path, root, capsys):
     (["--kubelet-config", "/nonexistent/k.yaml"], "/nonexistent/k.yaml"),
     (["--stats", "/nonexistent/s.json"], "/nonexistent/s.json"),
     (["--watch", "0"], "--watch"),
+    (["--watch", "nan"], "--watch"),
+    (["--watch", "inf"], "--watch"),
+    (["--watch", "1e300"], "--watch"),
     (["--pods", "/nonexistent/pods.yaml"], "/nonexistent/pods.yaml"),
     (["--eviction-pressure-transition-period", "soon"], "invalid duration"),
 ])
