@@ -67,7 +67,7 @@ def main(argv) -> int:
     fs = FsRoot(args.root)
     fs.require_host("pynuma bench")  # it measures this machine, whatever the dump says
     size = None if args.size is None else membench.parse_size(args.size)
-    if args.duration <= 0:
+    if not 0 < args.duration < float("inf"):  # nan and inf would measure forever
         raise InputError(f"--duration {args.duration}: must be > 0")
     if args.threads < 1:
         raise InputError(f"--threads {args.threads}: must be >= 1")

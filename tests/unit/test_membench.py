@@ -182,3 +182,13 @@ def test_native_and_pure_twins_have_the_same_functions():
     from tests.fixtures.twins import twin_functions
 
     assert twin_functions("membench") == ["chase_build", "chase_run", "copy_run", "read_run"]
+
+
+@pytest.mark.parametrize("duration", ["nan", "inf"])
+def test_cli_rejects_non_finite_durations(duration, capsys):
+    # nan/inf passed the "> 0" check and the measurement loop never ended
+    from pynuma.cli import main
+
+    rc = main(["bench", "memory", "--duration", duration, "--size", "64K"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--duration" in err and len(err.strip().splitlines()) == 1
