@@ -5,15 +5,21 @@ import os
 import tempfile
 
 
-def write_atomic(path: str, data, mode: int = 0o644) -> None:
+def write_atomic(path: str, data, mode=None) -> None:
     """Replace ``path`` with ``data`` (str or bytes) so readers see old or new, never half.
 
     The data goes to a temporary file in the same directory, is fsynced,
     renamed over ``path``, and the directory is fsynced so the rename
-    survives a crash.
+    survives a crash.  ``mode`` defaults to the replaced file's permissions
+    (0644 for a new file), so rewriting a checkpoint never widens or narrows them.
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
+    if mode is None:
+        try:
+            mode = os.stat(path).st_mode & 0o7777
+        except OSError:
+            mode = 0o644
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     try:

@@ -269,12 +269,7 @@ def write_file(path: str, policy_name: str, default: CPUSet,
                assignments: Mapping[str, Mapping[str, CPUSet]]) -> str:
     """Write the state atomically (temp file, fsync, rename); returns the text written."""
     text = dumps(policy_name, default, assignments)
-    mode = 0o644
-    try:
-        mode = os.stat(path).st_mode & 0o777
-    except OSError:
-        pass
-    write_atomic(path, text, mode)
+    write_atomic(path, text)
     return text
 
 

@@ -247,7 +247,7 @@ def read_checkpoint(path: str, policy: Optional[str] = None, verify: bool = True
 
 def write_checkpoint(path: str, policy_name: str, state: MemoryState) -> None:
     """Write ``state`` atomically (temp file + fsync + rename)."""
-    write_atomic(path, render_checkpoint(policy_name, state), mode=0o644)
+    write_atomic(path, render_checkpoint(policy_name, state))
 
 
 def default_path(state_dir: str) -> str:
