@@ -85,6 +85,10 @@ def main(argv) -> int:
     from ..fsroot import FsRoot
 
     fs = FsRoot(args.root)
+    if args.pid is not None and args.pid <= 0:
+        from ..errors import InputError
+
+        raise InputError(f"pid {args.pid}: process ids are positive integers")
     info = gather(args.pid, fs, args.threads)
     if args.json:
         _common.print_json(info)

@@ -238,3 +238,10 @@ def test_run_passes_a_later_double_dash_to_the_command():
         result = pynuma("run", *args)
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == "-- x"
+
+
+@pytest.mark.parametrize("pid", ["0", "-3"])
+def test_show_rejects_impossible_pids_as_bad_input(pid):
+    out = subprocess.run([sys.executable, "-m", "pynuma", "show", "--", pid], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "positive" in out.stderr and "Traceback" not in out.stderr
