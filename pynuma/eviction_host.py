@@ -62,7 +62,7 @@ def _fs_summary(st, now: float) -> dict:
 
 def _device(fs: FsRoot, path: str) -> Optional[int]:
     try:
-        return os.stat(fs.host_path(path)).st_dev
+        return fs.stat(path).st_dev
     except OSError:
         return None
 

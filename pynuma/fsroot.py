@@ -135,6 +135,28 @@ class FsRoot:
     def exists(self, path: str) -> bool:
         return self.kind(path) != MISSING
 
+    def _fstat_with(self, path: str, fstat):
+        """``fstat(fd)`` of ``path`` resolved inside the root (a dump's symlink never reaches the host)."""
+        if self.is_host:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        else:
+            # The pure reader's no-escape walk; one call per command, not a hot path.
+            from ._pure_fsread import _open
+
+            fd = _open(self._fd, self._rel(path), os.O_PATH)
+        try:
+            return fstat(fd)
+        finally:
+            os.close(fd)
+
+    def statvfs(self, path: str) -> os.statvfs_result:
+        """``statvfs`` of the filesystem holding ``path`` under the root; ``OSError`` when missing."""
+        return self._fstat_with(path, os.fstatvfs)
+
+    def stat(self, path: str) -> os.stat_result:
+        """``stat`` of ``path`` under the root, symlinks resolved inside it; ``OSError`` when missing."""
+        return self._fstat_with(path, os.fstat)
+
     def isdir(self, path: str) -> bool:
         return self.kind(path) == DIRECTORY
 

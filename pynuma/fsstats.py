@@ -50,11 +50,10 @@ def _nearest_existing(fs: FsRoot, path: str) -> str:
 def fs_stats(fs: FsRoot, path: str) -> FsStats:
     """``statvfs`` figures of the filesystem holding ``path`` (under ``fs``'s root)."""
     at = _nearest_existing(fs, path)
-    real = fs.host_path(at)
     try:
-        st = os.statvfs(real)
+        st = fs.statvfs(at)
     except OSError as err:
-        raise from_oserror(err, f"statvfs {real}") from err
+        raise from_oserror(err, f"statvfs {fs.host_path(at)}") from err
     return FsStats(path=path, measured_at=at, available_bytes=st.f_bavail * st.f_frsize,
                    capacity_bytes=st.f_blocks * st.f_frsize, inodes_free=st.f_ffree, inodes=st.f_files)
 

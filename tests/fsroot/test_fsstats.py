@@ -30,3 +30,16 @@ def test_imagefs_default_picks_existing_runtime_dir(tmp_path):
     assert out["imagefs"].path == IMAGE_DIRS[1]
     assert set(out) == {"nodefs", "imagefs"}
     assert "containerfs" in node_fs_stats(FsRoot(str(tmp_path)), containerfs="/var/lib/other")
+
+
+def test_a_dumps_symlink_to_the_host_is_resolved_inside_the_dump(tmp_path):
+    import os as _os
+
+    from pynuma.fsroot import FsRoot as _FsRoot
+
+    (tmp_path / "var").mkdir()
+    _os.symlink("/", tmp_path / "var" / "hostroot")  # absolute: must mean the dump's /
+    fs = _FsRoot(str(tmp_path))
+    assert fs.stat("/var/hostroot").st_ino == _os.stat(tmp_path).st_ino
+    assert fs.stat("/var/hostroot").st_ino != _os.stat("/").st_ino
+    assert fs.statvfs("/var/hostroot").f_blocks == _os.statvfs(tmp_path).f_blocks
