@@ -131,61 +131,17 @@ cdef inline void copy_bytes(char *dst, const char *src, size_t n) noexcept:
         dst[i] = src[i]
 
 
-def read_many(int rootfd, paths, Py_ssize_t limit=1 << 16) -> list:
-    """Contents of each path (bytes), or a negative errno where it failed.
-
-    All files are opened, read and closed in one C call with the GIL released.
-    """
-    cdef list enc = [_fsencode(p) for p in paths]
-    cdef size_t n = len(enc), i
-    cdef pn_buf buf
-    cdef int rc
-    cdef const char **cpaths
-    cdef ssize_t *results
-    cdef size_t *offsets
-    cdef list out
-    if limit < 0:
-        limit = 0
-    if n == 0:
-        return []
-    memset(&buf, 0, sizeof(buf))
-    cpaths = <const char **>malloc(n * sizeof(char *))
-    results = <ssize_t *>malloc(n * sizeof(ssize_t))
-    offsets = <size_t *>malloc(n * sizeof(size_t))
-    try:
-        if cpaths == NULL or results == NULL or offsets == NULL:
-            raise MemoryError()
-        for i in range(n):
-            cpaths[i] = PyBytes_AS_STRING(enc[i])
-        with nogil:
-            rc = pn_read_many(rootfd, cpaths, n, <size_t>limit, &buf, results, offsets)
-        if rc < 0:
-            raise MemoryError()
-        out = [None] * n
-        for i in range(n):
-            if results[i] >= 0:
-                out[i] = PyBytes_FromStringAndSize(buf.data + offsets[i], results[i])
-            else:
-                out[i] = results[i]
-        return out
-    finally:
-        free(cpaths)
-        free(results)
-        free(offsets)
-        free(buf.data)
-
-
 cdef extern from "Python.h":
     const char *PyUnicode_AsUTF8AndSize(object s, Py_ssize_t *size) except NULL
     object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
 
 
-def read_many_text(int rootfd, list paths, Py_ssize_t limit=1 << 16) -> list:
-    """Texts of each path (UTF-8, undecodable bytes replaced), ``None`` where one failed.
+cdef list _read_batch(int rootfd, paths, Py_ssize_t limit, bint as_text):
+    """One ``pn_read_many`` call over ``paths``; bytes (or text) per file.
 
-    :func:`read_many` for callers that want text: no ``bytes`` per file and no
-    encoding call per path (a str's UTF-8 form is used in place; paths that
-    are not plain UTF-8, e.g. with surrogate escapes, go through ``os.fsencode``).
+    Failures are the negative errno for bytes and ``None`` for text.  A str's
+    UTF-8 form is used in place; other paths (bytes, surrogate escapes) go
+    through ``os.fsencode`` and are kept alive for the C call.
     """
     cdef size_t n = len(paths), i
     cdef pn_buf buf
@@ -227,14 +183,32 @@ def read_many_text(int rootfd, list paths, Py_ssize_t limit=1 << 16) -> list:
             raise MemoryError()
         out = [None] * n
         for i in range(n):
-            if results[i] >= 0:
+            if results[i] < 0:
+                if not as_text:
+                    out[i] = results[i]
+            elif as_text:
                 out[i] = PyUnicode_DecodeUTF8(buf.data + offsets[i], results[i], "replace")
+            else:
+                out[i] = PyBytes_FromStringAndSize(buf.data + offsets[i], results[i])
         return out
     finally:
         free(cpaths)
         free(results)
         free(offsets)
         free(buf.data)
+
+
+def read_many(int rootfd, paths, Py_ssize_t limit=1 << 16) -> list:
+    """Contents of each path (bytes), or a negative errno where it failed.
+
+    All files are opened, read and closed in one C call with the GIL released.
+    """
+    return _read_batch(rootfd, list(paths), limit, False)
+
+
+def read_many_text(int rootfd, list paths, Py_ssize_t limit=1 << 16) -> list:
+    """Texts of each path (UTF-8, undecodable bytes replaced), ``None`` where one failed."""
+    return _read_batch(rootfd, paths, limit, True)
 
 
 def list_at(int rootfd, path) -> list:
