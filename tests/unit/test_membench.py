@@ -158,11 +158,14 @@ def test_native_loops_release_the_gil():
     native = impls["native"]
     buf = mmap.mmap(-1, 8 << 20)
     native.chase_build(buf, 64, 5)
+    # size the run to ~0.1 s on this machine (a big last-level cache makes each load cheap)
+    probe_ns, _ = native.chase_run(buf, 0, 50_000)
+    steps = max(50_000, int(50_000 * 100e6 / max(probe_ns, 1)))
     state = {"started": False, "done": False}
 
     def worker():
         state["started"] = True
-        native.chase_run(buf, 0, 500_000)  # a few tenths of a second of dependent loads
+        native.chase_run(buf, 0, steps)  # about a tenth of a second of dependent loads
         state["done"] = True
 
     t = threading.Thread(target=worker)
