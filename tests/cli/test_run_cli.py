@@ -17,9 +17,15 @@ import pytest
 
 from pynuma import bind
 from pynuma.cpuset import CPUSet
+from tests.fixtures import host
 
 NUMACTL = shutil.which("numactl")
-ALLOWED = CPUSet(os.sched_getaffinity(0))
+ALLOWED = host.allowed_cpus()
+# CPU 0 / node 0 may be outside this process's cpuset (or node 0 memory-less) on another machine:
+# bind to a CPU and nodes this process is allowed to use.
+CPU = str(ALLOWED.min())
+CPU_NODE = str(host.cpu_node())  # a node with at least one allowed CPU
+MEM = str(host.memory_node())  # a node with memory this process may allocate from
 NEEDS_NATIVE = pytest.mark.skipif(not bind.mempolicy_supported() and os.environ.get("PYNUMA_REQUIRE_NATIVE") != "1",
                                   reason="memory policy needs the native core")
 
@@ -40,27 +46,27 @@ def _one_line_error(result, code):
 
 
 # -- pynuma run --------------------------------------------------------------
-def test_run_cpus_0_pins_the_command():
-    result = pynuma("run", "--cpus", "0", "--", "grep", "Cpus_allowed_list", "/proc/self/status")
+def test_run_cpus_pins_the_command():
+    result = pynuma("run", "--cpus", CPU, "--", "grep", "Cpus_allowed_list", "/proc/self/status")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["Cpus_allowed_list:", "0"]
+    assert result.stdout.split() == ["Cpus_allowed_list:", CPU]
 
 
 def test_run_cpunodebind_uses_the_nodes_cpus():
-    result = pynuma("run", "--cpunodebind", "0", "--", "grep", "Cpus_allowed_list", "/proc/self/status")
+    result = pynuma("run", "--cpunodebind", CPU_NODE, "--", "grep", "Cpus_allowed_list", "/proc/self/status")
     assert result.returncode == 0, result.stderr
-    want = bind.node_cpus([0]) & ALLOWED
+    want = bind.node_cpus([int(CPU_NODE)]) & ALLOWED
     assert CPUSet.parse(result.stdout.split()[1]) == want
 
 
 def test_run_without_double_dash_keeps_the_commands_own_options():
-    result = pynuma("run", "--cpus", "0", "head", "-1", "/proc/self/status")
+    result = pynuma("run", "--cpus", CPU, "head", "-1", "/proc/self/status")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Name:")
 
 
-MODES = [("--membind", "0", "bind:0"), ("--interleave", "0", "interleave:0"), ("--preferred", "0", "prefer:0"),
-         ("--localalloc", None, "local")]
+MODES = [("--membind", MEM, f"bind:{MEM}"), ("--interleave", MEM, f"interleave:{MEM}"),
+         ("--preferred", MEM, f"prefer:{MEM}"), ("--localalloc", None, "local")]
 
 
 @NEEDS_NATIVE
@@ -89,10 +95,10 @@ def _placement(numa_maps_line: str) -> tuple:
 
 
 @NEEDS_NATIVE
-@pytest.mark.parametrize("option, shown", [("--preferred-many", "prefer (many):0"),
-                                           ("--weighted-interleave", "weighted interleave:0")])
+@pytest.mark.parametrize("option, shown", [("--preferred-many", f"prefer (many):{MEM}"),
+                                           ("--weighted-interleave", f"weighted interleave:{MEM}")])
 def test_run_newer_modes(option, shown):
-    result = pynuma("run", option, "0", "--", "head", "-1", "/proc/self/numa_maps")
+    result = pynuma("run", option, MEM, "--", "head", "-1", "/proc/self/numa_maps")
     if result.returncode == 1 and "needs Linux" in result.stderr:
         pytest.skip(result.stderr.strip())
     assert result.returncode == 0, result.stderr
@@ -101,10 +107,10 @@ def test_run_newer_modes(option, shown):
 
 @NEEDS_NATIVE
 def test_run_static_flag_and_show_inside():
-    result = pynuma("run", "--membind", "0", "--static", "--", sys.executable, "-m", "pynuma", "show", "--json")
+    result = pynuma("run", "--membind", MEM, "--static", "--", sys.executable, "-m", "pynuma", "show", "--json")
     assert result.returncode == 0, result.stderr
     info = json.loads(result.stdout)
-    assert (info["policy"], info["policy_nodes"], info["policy_flags"]) == ("bind", "0", ["static"])
+    assert (info["policy"], info["policy_nodes"], info["policy_flags"]) == ("bind", MEM, ["static"])
     assert info["policy_source"] == "get_mempolicy"
 
 
@@ -113,9 +119,9 @@ def test_run_static_flag_and_show_inside():
     (["--cpus", "0-x", "--", "true"], "--cpus '0-x'"),
     (["--membind", "4095", "--", "true"], "NUMA node 4095 does not exist"),
     (["--preferred", "0,1", "--", "true"], "preferred"),
-    (["--cpus", "0", "--cpunodebind", "0", "--", "true"], "not allowed with"),
+    (["--cpus", CPU, "--cpunodebind", CPU_NODE, "--", "true"], "not allowed with"),
     (["--static", "--", "true"], "need a memory policy"),
-    (["--cpus", "0"], "no command"),
+    (["--cpus", CPU], "no command"),
 ])
 def test_run_bad_input_is_one_line_exit_2(args, needle):
     result = pynuma("run", *args)
@@ -124,7 +130,7 @@ def test_run_bad_input_is_one_line_exit_2(args, needle):
 
 
 def test_run_missing_command_is_127():
-    result = pynuma("run", "--cpus", "0", "--", "/nonexistent/pynuma-test-command")
+    result = pynuma("run", "--cpus", CPU, "--", "/nonexistent/pynuma-test-command")
     assert result.returncode == 127
     assert "command not found" in result.stderr and "Traceback" not in result.stderr
 
@@ -173,7 +179,7 @@ def test_bind_all_threads_and_json(sleeper):
 
 @NEEDS_NATIVE
 def test_bind_migrate_reports_pages_left(sleeper):
-    result = pynuma("bind", str(sleeper.pid), "--migrate", "0", "0", "--json")
+    result = pynuma("bind", str(sleeper.pid), "--migrate", MEM, MEM, "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["migrate"]["pages_not_moved"] == 0
 
@@ -181,8 +187,8 @@ def test_bind_migrate_reports_pages_left(sleeper):
 def test_bind_errors(sleeper, tmp_path):
     _one_line_error(pynuma("bind", str(sleeper.pid)), 2)
     _one_line_error(pynuma("bind", str(sleeper.pid), "--cpus", "4096"), 2)
-    _one_line_error(pynuma("bind", "99999999", "--cpus", "0"), 1)
-    refused = pynuma("bind", str(sleeper.pid), "--cpus", "0", "--root", str(tmp_path))
+    _one_line_error(pynuma("bind", "99999999", "--cpus", CPU), 1)
+    refused = pynuma("bind", str(sleeper.pid), "--cpus", CPU, "--root", str(tmp_path))
     _one_line_error(refused, 1)
     assert "live host" in refused.stderr
 
@@ -243,7 +249,7 @@ def test_bench_bad_input_is_exit_2(args):
 
 
 def test_run_passes_a_later_double_dash_to_the_command():
-    for args in (["--cpus", "0", "echo", "--", "x"], ["--cpus", "0", "--", "echo", "--", "x"]):
+    for args in (["--cpus", CPU, "echo", "--", "x"], ["--cpus", CPU, "--", "echo", "--", "x"]):
         result = pynuma("run", *args)
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == "-- x"
