@@ -20,10 +20,13 @@ import pytest
 from pynuma import _impl, bind
 from pynuma.cpuset import CPUSet
 from pynuma.errors import AccessDenied, FakeRootRefused, InputError, Unsupported
+from tests.fixtures import host
 
 REQUIRE_NATIVE = os.environ.get("PYNUMA_REQUIRE_NATIVE") == "1"
-ALLOWED = CPUSet(os.sched_getaffinity(0))
-MEM = bind.memory_nodes().min()  # a node policies can use (node 0 may be memory-less elsewhere)
+ALLOWED = host.allowed_cpus()
+# a node policies can use: with memory and inside this process's cpuset (node 0 may be memory-less,
+# and the lowest memory node may be outside a container's cpuset.mems, elsewhere)
+MEM = host.memory_node()
 
 
 def _status(pid, key, tid=None):
@@ -225,13 +228,13 @@ def test_policy_arguments_are_checked_before_the_syscall(native, monkeypatch):
     monkeypatch.setattr(bind.mempolicy._sys, "set_mempolicy", lambda *a: calls.append(a))
     bad = max(bind.numa_nodes()) + 1
     cases = [(("bind", str(bad)), f"NUMA node {bad} does not exist"), (("bind", None), "needs at least one node"),
-             (("preferred", f"0,{bad}"), "takes one node"), (("local", "0"), "takes no nodes"),
-             (("sideways", "0"), "unknown memory policy mode"), (("bind", "0-"), "node list")]
+             (("preferred", f"{MEM},{bad}"), "takes one node"), (("local", str(MEM)), "takes no nodes"),
+             (("sideways", str(MEM)), "unknown memory policy mode"), (("bind", f"{MEM}-"), "node list")]
     for args, message in cases:
         with pytest.raises(InputError, match=message):
             bind.set_mempolicy(*args)
     with pytest.raises(InputError, match="exclude each other"):
-        bind.set_mempolicy("bind", "0", static=True, relative=True)
+        bind.set_mempolicy("bind", str(MEM), static=True, relative=True)
     assert calls == []
 
 
@@ -263,7 +266,7 @@ def test_move_pages_and_migrate_pages_on_a_child(native):
         assert bind.move_pages(proc.pid, [addr]) == [MEM]
         assert bind.migrate_pages(proc.pid, str(MEM), str(MEM)) == 0
         with pytest.raises(InputError, match="NUMA node"):
-            bind.migrate_pages(proc.pid, "0", str(max(bind.numa_nodes()) + 1))
+            bind.migrate_pages(proc.pid, str(MEM), str(max(bind.numa_nodes()) + 1))
     finally:
         proc.stdin.write("\n")
         proc.stdin.flush()
@@ -321,3 +324,4 @@ def test_sys_twins_have_the_same_functions():
 
     names = twin_functions("sys")
     assert "sched_setaffinity" in names and "move_pages" in names
+
