@@ -215,8 +215,17 @@ def supported_modes(fs: Optional[FsRoot] = None) -> Tuple[str, ...]:
 
 
 def _probe_nodes(fs: FsRoot) -> int:
-    """Bitmap of one node with memory (the lowest), for probes."""
+    """Bitmap of one node with memory (the lowest this thread's cpuset allows), for probes.
+
+    A node outside ``mems_allowed`` makes every node-taking mode fail with EINVAL,
+    which would read as "unsupported" in a container restricted to other nodes.
+    """
     from ._ids import memory_nodes
 
     nodes = memory_nodes(fs)
+    try:
+        usable = nodes & mems_allowed(fs)
+    except PynumaError:
+        usable = CPUSet()
+    nodes = usable or nodes
     return 1 << nodes.min() if nodes else 1

@@ -325,3 +325,31 @@ def test_sys_twins_have_the_same_functions():
     names = twin_functions("sys")
     assert "sched_setaffinity" in names and "move_pages" in names
 
+
+def test_supported_modes_probes_a_node_the_cpuset_allows(monkeypatch):
+    # A container whose cpuset.mems holds node 1 only: the kernel refuses (EINVAL) every policy
+    # naming node 0, so probing the lowest memory node would report bind/interleave/... unsupported.
+    from pynuma.bind import _ids
+
+    calls = []
+
+    class Kernel:
+        @staticmethod
+        def mempolicy_supported():
+            return True
+
+        @staticmethod
+        def get_mempolicy(width, addr, flags):
+            assert flags == bind.MPOL_F_MEMS_ALLOWED
+            return 0, 0b10
+
+        @staticmethod
+        def set_mempolicy(mode, bits, width):
+            calls.append((bind.MODES[mode], bits))
+            if bind.MODES[mode] not in ("default", "local") and not bits & 0b10:
+                raise OSError(errno.EINVAL, "Invalid argument", "set_mempolicy")
+
+    monkeypatch.setattr(bind.mempolicy, "_sys", Kernel)
+    monkeypatch.setattr(_ids, "memory_nodes", lambda fs=None: CPUSet([0, 1]))
+    assert bind.supported_modes() == bind.MODES
+    assert {bits for mode, bits in calls if mode not in ("default", "local")} == {0b10}
