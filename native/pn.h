@@ -41,6 +41,32 @@ typedef struct {
 int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
                  pn_buf *out, ssize_t *results, size_t *offsets);
 
+/* Read one file (as pn_read_many does for each of its paths): *result is the
+ * length read (*offset where it starts in out->data) or -errno.  Returns 0,
+ * or -ENOMEM when the buffer cannot grow. */
+int pn_read_one(int rootfd, const char *path, size_t limit, pn_buf *out, ssize_t *result, size_t *offset);
+
+/* What pn_group_walk found, one entry per leader (arrays malloc'd, grown as
+ * needed; the caller frees them and text.data). */
+typedef struct {
+    size_t count, cap;
+    size_t *leaders;          /* leader CPU ids, ascending */
+    ssize_t *results;         /* count * nnames: length read or -errno */
+    size_t *offsets;          /* count * nnames: where each text starts in text.data */
+    uint64_t *groups;         /* count * nwords: each leader's group */
+    pn_buf text;
+} pn_walk_out;
+
+/* Visit the groups among `remaining` (nwords words; cleared as CPUs are
+ * placed): the lowest unplaced CPU leads; its files are
+ * prefix + cpu + suffix + names[i]; names[mask_index] is a cpumask and the
+ * group is (mask & reported & remaining) | leader.  0 when every CPU is
+ * placed; -EAGAIN when a leader's mask is missing or does not parse (its
+ * entry is the last one; the caller decides what that means); -errno else. */
+int pn_group_walk(int rootfd, const char *prefix, const char *suffix, const char *const *names,
+                  size_t nnames, size_t mask_index, const uint64_t *reported, uint64_t *remaining,
+                  size_t nwords, pn_walk_out *out);
+
 /* Names in the directory `path` (without . and ..), NUL-terminated one after
  * the other in `out`; count or -errno. */
 ssize_t pn_list_at(int rootfd, const char *path, pn_buf *out);

@@ -289,30 +289,35 @@ static int short_read_ends(const char *path)
     return 0;
 }
 
+int pn_read_one(int rootfd, const char *path, size_t limit, pn_buf *out, ssize_t *result, size_t *offset)
+{
+    *offset = out->len;
+    int fd = pn_open_in_root(rootfd, path, O_RDONLY);
+    if (fd < 0) { *result = fd; return 0; }
+    int ends = short_read_ends(path);
+    /* read straight into the shared buffer, growing it as needed */
+    size_t got = 0;
+    ssize_t r = 0;
+    while (got < limit) {
+        size_t chunk = limit - got < 65536 ? limit - got : 65536;
+        if (buf_reserve(out, chunk) < 0) { close(fd); return -ENOMEM; }
+        do { r = read(fd, out->data + out->len, chunk); } while (r < 0 && errno == EINTR);
+        if (r < 0) { r = -errno; break; }
+        out->len += (size_t)r;
+        got += (size_t)r;
+        if (r == 0 || (ends && (size_t)r < chunk && (size_t)r % 4096 != 0)) break;
+    }
+    close(fd);
+    if (r < 0) { out->len = *offset; *result = r; }
+    else *result = (ssize_t)got;
+    return 0;
+}
+
 int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
                  pn_buf *out, ssize_t *results, size_t *offsets)
 {
-    for (size_t i = 0; i < n; i++) {
-        offsets[i] = out->len;
-        int fd = pn_open_in_root(rootfd, paths[i], O_RDONLY);
-        if (fd < 0) { results[i] = fd; continue; }
-        int ends = short_read_ends(paths[i]);
-        /* read straight into the shared buffer, growing it as needed */
-        size_t got = 0;
-        ssize_t r = 0;
-        while (got < limit) {
-            size_t chunk = limit - got < 65536 ? limit - got : 65536;
-            if (buf_reserve(out, chunk) < 0) { close(fd); return -ENOMEM; }
-            do { r = read(fd, out->data + out->len, chunk); } while (r < 0 && errno == EINTR);
-            if (r < 0) { r = -errno; break; }
-            out->len += (size_t)r;
-            got += (size_t)r;
-            if (r == 0 || (ends && (size_t)r < chunk && (size_t)r % 4096 != 0)) break;
-        }
-        close(fd);
-        if (r < 0) { out->len = offsets[i]; results[i] = r; }
-        else results[i] = (ssize_t)got;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (pn_read_one(rootfd, paths[i], limit, out, &results[i], &offsets[i]) < 0) return -ENOMEM;
     return 0;
 }
 

@@ -1,4 +1,4 @@
-# distutils: sources = native/pn_fsread.c
+# distutils: sources = native/pn_fsread.c native/pn_groups.c native/pn_bitmap.c
 # distutils: include_dirs = native
 # cython: language_level=3
 """Native root-relative reader (twin of ``pynuma._pure_fsread``).
@@ -11,7 +11,8 @@ that turns it into the matching ``OSError`` subclass.
 import os
 
 from libc.stdlib cimport free, malloc
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
+from libc.stdint cimport uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from posix.unistd cimport close
 
@@ -38,6 +39,17 @@ cdef extern from "pn.h" nogil:
     ssize_t pn_read_fd(int fd, char *buf, size_t cap)
     int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
                      pn_buf *out, ssize_t *results, size_t *offsets)
+    ctypedef struct pn_walk_out:
+        size_t count, cap
+        size_t *leaders
+        ssize_t *results
+        size_t *offsets
+        uint64_t *groups
+        pn_buf text
+    int pn_group_walk(int rootfd, const char *prefix, const char *suffix, const char *const *names,
+                      size_t nnames, size_t mask_index, const uint64_t *reported, uint64_t *remaining,
+                      size_t nwords, pn_walk_out *out)
+    void pn_words_le(uint64_t *words, size_t nwords)
     ssize_t pn_list_at(int rootfd, const char *path, pn_buf *out)
     int pn_kind_at(int rootfd, const char *path)
     ssize_t pn_write_at(int rootfd, const char *path, const char *data, size_t len)
@@ -209,6 +221,92 @@ def read_many(int rootfd, paths, Py_ssize_t limit=1 << 16) -> list:
 def read_many_text(int rootfd, list paths, Py_ssize_t limit=1 << 16) -> list:
     """Texts of each path (UTF-8, undecodable bytes replaced), ``None`` where one failed."""
     return _read_batch(rootfd, paths, limit, True)
+
+
+cdef uint64_t *_words_of(bits, size_t nwords) except NULL:
+    """A malloc'd copy of a non-negative int as ``nwords`` host-order words."""
+    cdef bytes raw = bits.to_bytes(nwords * 8, "little")
+    cdef uint64_t *w = <uint64_t *>malloc(nwords * 8 if nwords else 8)
+    if w == NULL:
+        raise MemoryError()
+    memcpy(w, PyBytes_AS_STRING(raw), nwords * 8)
+    pn_words_le(w, nwords)
+    return w
+
+
+def group_walk(int rootfd, str prefix, str suffix, tuple names, Py_ssize_t mask_index, reported, remaining):
+    """The groups among ``remaining`` (bitmap), leader by leader: ``(entries, complete)``.
+
+    The lowest unplaced CPU leads; its files are ``prefix + cpu + suffix +
+    name`` for each of ``names``, and ``names[mask_index]`` is a cpumask whose
+    CPUs, limited to ``reported`` and still unplaced, join the leader.
+    ``entries`` is ``[(leader, texts, group bitmap)]`` (a text is ``None``
+    where its file could not be read).  ``complete`` is False when the last
+    leader's mask was missing or did not parse: its group is then ``None``
+    and the walk stopped there.
+    """
+    cdef size_t nnames = len(names), i, k, f
+    cdef size_t nwords = (max(reported.bit_length(), remaining.bit_length()) + 63) // 64
+    cdef bytes bprefix = prefix.encode("utf-8", "surrogateescape")
+    cdef bytes bsuffix = suffix.encode("utf-8", "surrogateescape")
+    cdef list bnames = [n.encode("utf-8", "surrogateescape") for n in names]
+    cdef const char **cnames = NULL
+    cdef uint64_t *creported = NULL
+    cdef uint64_t *cremaining = NULL
+    cdef const char *cprefix = bprefix
+    cdef const char *csuffix = bsuffix
+    cdef pn_walk_out out
+    cdef int rc
+    cdef list entries = []
+    cdef list texts
+    cdef ssize_t got
+    if mask_index < 0 or <size_t>mask_index >= nnames:
+        raise ValueError("mask_index out of range")
+    if reported < 0 or remaining < 0:
+        raise ValueError("negative bitmap")
+    if not remaining:
+        return entries, True
+    memset(&out, 0, sizeof(out))
+    try:
+        cnames = <const char **>malloc(nnames * sizeof(char *))
+        if cnames == NULL:
+            raise MemoryError()
+        for i in range(nnames):
+            cnames[i] = PyBytes_AS_STRING(bnames[i])
+        creported = _words_of(reported, nwords)
+        cremaining = _words_of(remaining, nwords)
+        with nogil:
+            rc = pn_group_walk(rootfd, cprefix, csuffix, cnames, nnames, <size_t>mask_index,
+                               creported, cremaining, nwords, &out)
+        if rc == -12:
+            raise MemoryError()
+        if rc < 0 and rc != -11:
+            raise _oserror(rc, prefix)
+        for k in range(out.count):
+            texts = [None] * nnames
+            for f in range(nnames):
+                got = out.results[k * nnames + f]
+                if got >= 0:
+                    texts[f] = PyUnicode_DecodeUTF8(out.text.data + out.offsets[k * nnames + f], got, "replace")
+            if rc == -11 and k == out.count - 1:
+                entries.append((out.leaders[k], texts, None))
+            else:
+                pn_words_le(out.groups + k * nwords, nwords)
+                entries.append((out.leaders[k], texts, _int_from_bytes(
+                    PyBytes_FromStringAndSize(<char *>(out.groups + k * nwords), nwords * 8), "little")))
+        return entries, rc == 0
+    finally:
+        free(cnames)
+        free(creported)
+        free(cremaining)
+        free(out.leaders)
+        free(out.results)
+        free(out.offsets)
+        free(out.groups)
+        free(out.text.data)
+
+
+_int_from_bytes = int.from_bytes
 
 
 def list_at(int rootfd, path) -> list:

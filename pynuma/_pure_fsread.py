@@ -169,6 +169,42 @@ def read_many_text(rootfd: int, paths: list, limit: int = 1 << 16) -> list:
             for r in read_many(rootfd, paths, limit)]
 
 
+def group_walk(rootfd: int, prefix: str, suffix: str, names: tuple, mask_index: int, reported: int,
+               remaining: int):
+    """The groups among ``remaining`` (bitmap), leader by leader: ``(entries, complete)``.
+
+    The lowest unplaced CPU leads; its files are ``prefix + cpu + suffix +
+    name`` for each of ``names``, and ``names[mask_index]`` is a cpumask whose
+    CPUs, limited to ``reported`` and still unplaced, join the leader.
+    ``entries`` is ``[(leader, texts, group bitmap)]`` (a text is ``None``
+    where its file could not be read).  ``complete`` is False when the last
+    leader's mask was missing or did not parse: its group is then ``None``
+    and the walk stopped there.
+    """
+    from ._pure_bitmap import parse_cpumask
+
+    if not 0 <= mask_index < len(names):
+        raise ValueError("mask_index out of range")
+    if reported < 0 or remaining < 0:
+        raise ValueError("negative bitmap")
+    entries = []
+    while remaining:
+        cpu = (remaining & -remaining).bit_length() - 1
+        texts = read_many_text(rootfd, [f"{prefix}{cpu}{suffix}{name}" for name in names])
+        mask_text = texts[mask_index]
+        try:
+            mask = parse_cpumask(mask_text) if mask_text is not None else None
+        except ValueError:
+            mask = None
+        if mask is None:
+            entries.append((cpu, texts, None))
+            return entries, False
+        group = (mask & reported & remaining) | (1 << cpu)
+        remaining &= ~group
+        entries.append((cpu, texts, group))
+    return entries, True
+
+
 def list_at(rootfd: int, path: str) -> list:
     """Names in the directory at ``path`` under the root (unsorted)."""
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import Iterable, List, Optional
+from typing import Iterable, List, Optional, Tuple
 
 from . import _impl
 from .errors import FakeRootRefused, InputError, ParseError, PynumaError, from_oserror
@@ -21,6 +21,7 @@ from .errors import FakeRootRefused, InputError, ParseError, PynumaError, from_o
 _fsread = _impl.select("fsread")
 _read_many_text = _fsread.read_many_text
 _list_names = _fsread.list_names
+_group_walk = _fsread.group_walk
 
 MISSING, FILE, DIRECTORY = 0, 1, 2
 
@@ -103,6 +104,23 @@ class FsRoot:
             self.files_read.extend(paths)
         # absolute paths as they are: the reader resolves them inside the root
         return _read_many_text(self._fd, paths)
+
+    def group_walk(self, prefix: str, suffix: str, names: tuple, mask_index: int, reported: int,
+                   remaining: int) -> Tuple[List[Tuple[int, List[Optional[str]], Optional[int]]], bool]:
+        """Per-group files read once per group, lowest CPU first: ``(entries, complete)``.
+
+        The lowest CPU of ``remaining`` (bitmap) leads; its files are
+        ``prefix + cpu + suffix + name`` for each of ``names``;
+        ``names[mask_index]`` is a cpumask whose reported, unplaced CPUs join
+        it.  ``entries`` is ``[(leader, texts, group bitmap)]``; ``complete``
+        is False when the last leader's mask was missing or bad (its group is
+        ``None``; the walk stopped there).
+        """
+        entries, complete = _group_walk(self._fd, prefix, suffix, names, mask_index, reported, remaining)
+        if self.files_read is not None:
+            self.files_read.extend(f"{prefix}{cpu}{suffix}{name}" for cpu, _texts, _group in entries
+                                   for name in names)
+        return entries, complete
 
     def read_required(self, path: str) -> str:
         """Text of a file, or a :class:`PynumaError` naming it."""
