@@ -125,12 +125,16 @@ def test_live_host_read_only(capsys):
     from pynuma.eviction_host import parse_meminfo
     from pynuma.fsroot import FsRoot
 
-    meminfo = parse_meminfo(FsRoot("/").read_text("/proc/meminfo"))
+    def mem_total():
+        return parse_meminfo(FsRoot("/").read_text("/proc/meminfo"))["MemTotal"]
+
+    before = mem_total()  # a balloon driver or memory hotplug can move MemTotal while the command runs
     out = run_json(capsys, "--explain")
+    after = mem_total()
     mem = out["observations"].get("memory.available")
     if mem is None:
         pytest.skip("no memory cgroup readable here: " + "; ".join(out.get("warnings", [])))
-    assert mem["capacity"] == meminfo["MemTotal"]
+    assert mem["capacity"] in (before, after)
     assert 0 <= mem["available"] <= mem["capacity"]
     assert out["explain"]["kubelet_memory_available"] == mem["available"]
 
