@@ -67,6 +67,32 @@ int pn_group_walk(int rootfd, const char *prefix, const char *suffix, const char
                   size_t nnames, size_t mask_index, const uint64_t *reported, uint64_t *remaining,
                   size_t nwords, pn_walk_out *out);
 
+/* ---- the regular-machine scanner (pn_scan.c) ------------------------------- */
+
+#define PN_SCAN_IRREGULAR 1            /* not a regular tree: use the general path */
+#define PN_SCAN_NONE INT64_MIN         /* a missing value (None) */
+
+typedef struct {
+    int64_t *values;      /* the answer, a stream of values (layout below) */
+    size_t len, cap;
+    int record;           /* keep the paths read ("F/...") and listed ("D/...") in `recorded` */
+    pn_buf recorded;      /* NUL-terminated entries one after the other */
+    char *cpuinfo;        /* the first 4 KiB of /proc/cpuinfo when asked for (malloc'd) */
+    ssize_t cpuinfo_len;  /* -1 when not read */
+} pn_scan_out;
+
+/* Read a regular machine's topology below `rootfd` for the reported CPUs
+ * (`nwords` words) and, when `mems` is given, the allowed memory nodes.
+ * Stream: W; ncpus, per CPU (id, package, die, cluster, core_id, core index);
+ * ncores, per core W words; npackages, per package (id, W words); ncaches,
+ * per cache (level, type 0/1/2 = Data/Instruction/Unified, size bytes, id,
+ * W words); node dir flag, nnodes, per node (id, MemTotal, MemFree, W words,
+ * npools, per pool (size kB, total, free, surplus, reserved)); n (0 for no
+ * matrix), n*n distances; 1 when PCI devices or network interfaces exist.
+ * Returns 0, PN_SCAN_IRREGULAR, or -errno. */
+int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
+            int want_cpuinfo, pn_scan_out *out);
+
 /* Names in the directory `path` (without . and ..), NUL-terminated one after
  * the other in `out`; count or -errno. */
 ssize_t pn_list_at(int rootfd, const char *path, pn_buf *out);

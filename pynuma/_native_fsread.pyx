@@ -1,4 +1,4 @@
-# distutils: sources = native/pn_fsread.c native/pn_groups.c native/pn_bitmap.c
+# distutils: sources = native/pn_fsread.c native/pn_groups.c native/pn_bitmap.c native/pn_scan.c
 # distutils: include_dirs = native
 # cython: language_level=3
 """Native root-relative reader (twin of ``pynuma._pure_fsread``).
@@ -12,7 +12,7 @@ import os
 
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
-from libc.stdint cimport uint64_t
+from libc.stdint cimport int64_t, uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from posix.unistd cimport close
 
@@ -50,6 +50,18 @@ cdef extern from "pn.h" nogil:
                       size_t nnames, size_t mask_index, const uint64_t *reported, uint64_t *remaining,
                       size_t nwords, pn_walk_out *out)
     void pn_words_le(uint64_t *words, size_t nwords)
+    ctypedef struct pn_scan_out:
+        int64_t *values
+        size_t len, cap
+        int record
+        pn_buf recorded
+        char *cpuinfo
+        ssize_t cpuinfo_len
+    int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
+                int want_cpuinfo, pn_scan_out *out)
+    enum:
+        PN_SCAN_IRREGULAR
+    int64_t PN_SCAN_NONE
     ssize_t pn_list_at(int rootfd, const char *path, pn_buf *out)
     int pn_kind_at(int rootfd, const char *path)
     ssize_t pn_write_at(int rootfd, const char *path, const char *data, size_t len)
@@ -307,6 +319,109 @@ def group_walk(int rootfd, str prefix, str suffix, tuple names, Py_ssize_t mask_
 
 
 _int_from_bytes = int.from_bytes
+_CACHE_TYPES = ("Data", "Instruction", "Unified")
+
+
+cdef class _Stream:
+    """Reads pn_scan's answer value by value."""
+    cdef int64_t *v
+    cdef size_t at, W
+
+    cdef inline int64_t next(self):
+        self.at += 1
+        return self.v[self.at - 1]
+
+    cdef object opt(self):
+        cdef int64_t x = self.next()
+        return None if x == PN_SCAN_NONE else x
+
+    cdef object bits(self):
+        cdef bytes raw = PyBytes_FromStringAndSize(<char *>(self.v + self.at), self.W * 8)
+        pn_words_le(<uint64_t *>PyBytes_AS_STRING(raw), self.W)  # host words -> little-endian bytes
+        self.at += self.W
+        return _int_from_bytes(raw, "little")
+
+
+def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
+    """A regular machine's topology in one pass, or ``None`` when the tree is not regular.
+
+    ``reported``: the CPUs to report (bitmap); ``mems``: the allowed memory
+    nodes (bitmap) or ``None``.  Returns ``(cpus, cores, packages, caches,
+    node_dir, nodes, distances, devices_present, cpuinfo_head, recorded)``:
+    cpus ``[(id, package, die, cluster, core_id, core index)]``, cores
+    ``[members]``, packages ``[(id, cpus)]``, caches ``[(level, type, size,
+    id, cpus)]``, nodes ``[(id, MemTotal, MemFree, cpus, [(size kB, total,
+    free, surplus, reserved)])]``, distances ``None`` or a square tuple of
+    rows, cpuinfo_head ``None`` unless asked for, recorded ``None`` or
+    ``(files, dirs)``.  Whenever it answers, the answer is the general
+    path's (``pynuma/_pure_fsread.py``).
+    """
+    cdef size_t W = (reported.bit_length() + 63) // 64 if reported > 0 else 1
+    cdef size_t MW = 0
+    cdef uint64_t *creported = NULL
+    cdef uint64_t *cmems = NULL
+    cdef pn_scan_out out
+    cdef int rc
+    cdef _Stream st
+    cdef size_t i, k, n, pos, ln
+    if reported < 0 or (mems is not None and mems < 0):
+        raise ValueError("negative bitmap")
+    memset(&out, 0, sizeof(out))
+    out.record = record
+    try:
+        creported = _words_of(reported, W)
+        if mems is not None:
+            MW = (mems.bit_length() + 63) // 64 if mems > 0 else 1
+            cmems = _words_of(mems, MW)
+        with nogil:
+            rc = pn_scan(rootfd, creported, W, cmems, MW, want_cpuinfo, &out)
+        if rc == -12:
+            raise MemoryError()
+        if rc == PN_SCAN_IRREGULAR:
+            return None
+        if rc < 0:
+            raise _oserror(rc, "/")
+        st = _Stream()
+        st.v = out.values
+        st.W = <size_t>st.next()
+        n = <size_t>st.next()
+        cpus = [(st.next(), st.opt(), st.opt(), st.opt(), st.opt(), st.next()) for i in range(n)]
+        n = <size_t>st.next()
+        cores = [st.bits() for i in range(n)]
+        n = <size_t>st.next()
+        packages = [(st.next(), st.bits()) for i in range(n)]
+        node_dir = bool(st.next())
+        n = <size_t>st.next()
+        nodes = []
+        for i in range(n):
+            node = (st.next(), st.next(), st.next(), st.bits())
+            k = <size_t>st.next()
+            nodes.append(node + ([(st.next(), st.next(), st.next(), st.next(), st.opt()) for _ in range(k)],))
+        n = <size_t>st.next()
+        distances = tuple(tuple(st.next() for _ in range(n)) for _ in range(n)) if n else None
+        n = <size_t>st.next()
+        caches = [(st.next(), _CACHE_TYPES[st.next()], st.opt(), st.opt(), st.bits()) for i in range(n)]
+        devices_present = bool(st.next())
+        cpuinfo = None
+        if out.cpuinfo_len >= 0:
+            cpuinfo = PyUnicode_DecodeUTF8(out.cpuinfo, out.cpuinfo_len, "replace")
+        recorded = None
+        if record:
+            files, dirs = [], []
+            pos = 0
+            while pos < out.recorded.len:
+                ln = c_strlen(out.recorded.data + pos)
+                entry = PyUnicode_DecodeUTF8(out.recorded.data + pos + 1, ln - 1, "surrogateescape")
+                (files if out.recorded.data[pos] == b'F' else dirs).append(entry)
+                pos += ln + 1
+            recorded = (files, dirs)
+        return cpus, cores, packages, caches, node_dir, nodes, distances, devices_present, cpuinfo, recorded
+    finally:
+        free(creported)
+        free(cmems)
+        free(out.values)
+        free(out.recorded.data)
+        free(out.cpuinfo)
 
 
 def list_at(int rootfd, path) -> list:

@@ -205,6 +205,27 @@ def group_walk(rootfd: int, prefix: str, suffix: str, names: tuple, mask_index: 
     return entries, True
 
 
+def scan(rootfd: int, reported: int, mems, want_cpuinfo: bool, record: bool):
+    """A regular machine's topology in one pass, or ``None`` when the tree is not regular.
+
+    The twin of the native scanner (``native/pn_scan.c``), computed by
+    discovery's general path: ``None`` wherever that path warns or fails.
+    The native scanner declines more trees than this (anything unusual);
+    whenever it answers, its answer equals this one.  See
+    ``pynuma._native_fsread.scan`` for the form of the answer.
+    """
+    from .discover._regular import general_scan
+    from .fsroot import FsRoot
+
+    if reported < 0 or (mems is not None and mems < 0):
+        raise ValueError("negative bitmap")
+    fs = FsRoot.borrow(rootfd, record=record)
+    raw = general_scan(fs, reported, mems, want_cpuinfo)
+    if raw is None or not record:
+        return raw
+    return raw[:-1] + ((list(fs.files_read), list(fs.dirs_listed)),)
+
+
 def list_at(rootfd: int, path: str) -> list:
     """Names in the directory at ``path`` under the root (unsorted)."""
     try:

@@ -40,12 +40,26 @@ class FsRoot:
             self._fd = _fsread.open_root(self.root)
         except OSError as err:
             raise InputError(f"root {root}: {err.strerror}") from err
+        self._owned = True
         self.files_read: Optional[List[str]] = [] if record else None
         self.dirs_listed: Optional[List[str]] = [] if record else None
 
+    @classmethod
+    def borrow(cls, fd: int, record: bool = False) -> "FsRoot":
+        """An ``FsRoot`` over a root directory fd someone else opened (and closes)."""
+        self = cls.__new__(cls)
+        self.root = f"/proc/self/fd/{fd}"
+        self.is_host = False
+        self._fd = fd
+        self._owned = False
+        self.files_read = [] if record else None
+        self.dirs_listed = [] if record else None
+        return self
+
     def close(self) -> None:
         if self._fd >= 0:
-            _fsread.close_root(self._fd)
+            if self._owned:
+                _fsread.close_root(self._fd)
             self._fd = -1
 
     def __enter__(self) -> "FsRoot":
@@ -121,6 +135,19 @@ class FsRoot:
             self.files_read.extend(f"{prefix}{cpu}{suffix}{name}" for cpu, _texts, _group in entries
                                    for name in names)
         return entries, complete
+
+    def scan(self, reported: int, mems: Optional[int]):
+        """A regular machine's whole topology in one pass (see ``pynuma.discover._regular``), or ``None``.
+
+        ``reported``: the CPUs to report (bitmap); ``mems``: the allowed
+        memory nodes (bitmap) or ``None`` for all.
+        """
+        raw = _fsread.scan(self._fd, reported, mems, not self.is_host, self.files_read is not None)
+        if raw is not None and self.files_read is not None:
+            files, dirs = raw[-1]
+            self.files_read.extend(files)
+            self.dirs_listed.extend(dirs)
+        return raw
 
     def read_required(self, path: str) -> str:
         """Text of a file, or a :class:`PynumaError` naming it."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 from typing import List, Optional, Tuple, Union
 
+from .. import _impl
 from ..cpuset import CPUSet
 from ..fsroot import FsRoot
 from ..model import CPU, Package, Topology
@@ -26,8 +27,12 @@ from . import cpus as _cpus
 from . import cpuset_cgroup as _cgroup
 from . import distances as _distances
 from . import numa as _numa
+from . import _regular
 
 __all__ = ["discover", "last_record"]
+
+# the one-pass scanner is native code; the pure path is the general one
+_SCAN = _impl.is_native("fsread")
 
 #: ``(files_read, dirs_listed)`` of the last ``discover(..., record=True)``.
 last_record: Optional[Tuple[List[str], List[str]]] = None
@@ -41,6 +46,15 @@ def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
     sets = _cpus.read_cpu_sets(fs, warnings)
     allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings)
     reported = sets.online if allowed_cpus is None else sets.online & allowed_cpus
+
+    if _SCAN:
+        # a regular tree in one native pass; anything unusual goes the general way below
+        raw = fs.scan(reported, allowed_mems)
+        if raw is not None:
+            result = _regular.assemble(fs, sets, reported, raw, warnings, _guess_arch_memo)
+            if fs.files_read is not None:
+                last_record = (list(fs.files_read), list(fs.dirs_listed or ()))
+            return result
 
     topo = _cpus.read_topology(fs, reported, warnings)
     reported = topo.reported

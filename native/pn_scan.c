@@ -1,0 +1,805 @@
+/* pn_scan.c -- the whole sysfs topology of a regular machine in one C call.
+ *
+ * Discovery's general path (pynuma/discover/) handles every odd tree and
+ * says what was odd in warnings.  This scanner covers the regular case only:
+ * the same files, the same rules, no Python work between reads.  Whenever it
+ * meets anything the general path would warn about, reject or treat
+ * specially, it stops with PN_SCAN_IRREGULAR and the caller runs the
+ * general path instead; so when it does answer, the answer is the general
+ * path's.  Twin: scan() in pynuma/_pure_fsread.py.
+ *
+ * The answer is a stream of int64 values (see pn.h for the layout); bitmaps
+ * are inlined as `W` words, W being the width of the reported-CPU bitmap
+ * (every bitmap reported here is a subset of it).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pn.h"
+
+#define IRREGULAR PN_SCAN_IRREGULAR
+#define CPU_DIR "sys/devices/system/cpu"
+#define NODE_DIR "sys/devices/system/node"
+#define GLOBAL_HP "sys/kernel/mm/hugepages"
+
+typedef struct {
+    int rootfd;
+    size_t W;                 /* words per bitmap */
+    const uint64_t *reported;
+    pn_scan_out *out;
+    pn_buf text;              /* scratch: the texts of the current batch */
+    char path[4096];
+} scan_ctx;
+
+/* ---- output ------------------------------------------------------------- */
+
+static int emit(scan_ctx *c, int64_t v)
+{
+    pn_scan_out *o = c->out;
+    if (o->len == o->cap) {
+        size_t nc = o->cap ? o->cap * 2 : 256;
+        int64_t *nv = realloc(o->values, nc * sizeof *nv);
+        if (!nv) return -ENOMEM;
+        o->values = nv;
+        o->cap = nc;
+    }
+    o->values[o->len++] = v;
+    return 0;
+}
+
+static int emit_bits(scan_ctx *c, const uint64_t *w)
+{
+    for (size_t i = 0; i < c->W; i++) {
+        int rc = emit(c, (int64_t)w[i]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+#define TRY(x) do { int rc_ = (x); if (rc_) return rc_; } while (0)
+
+static int note(scan_ctx *c, char kind, const char *path)
+{
+    if (!c->out->record) return 0;
+    pn_buf *b = &c->out->recorded;
+    size_t need = strlen(path) + 4;
+    if (b->cap - b->len < need) {
+        size_t nc = b->cap ? b->cap : 4096;
+        while (nc - b->len < need) nc *= 2;
+        char *nd = realloc(b->data, nc);
+        if (!nd) return -ENOMEM;
+        b->data = nd;
+        b->cap = nc;
+    }
+    b->data[b->len++] = kind;
+    b->data[b->len++] = '/';
+    memcpy(b->data + b->len, path, strlen(path) + 1);
+    b->len += strlen(path) + 1;
+    return 0;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* A text read into c->text: an offset, not a pointer (later reads may move the buffer). */
+typedef struct {
+    size_t off;
+    ssize_t len; /* -errno when unreadable */
+} text_t;
+
+/* Read c->path (appending to c->text; pointers are fixed up by the caller
+ * through offsets, so read a batch first, then look). */
+static int read_path(scan_ctx *c, size_t limit, ssize_t *len, size_t *off)
+{
+    TRY(note(c, 'F', c->path));
+    return pn_read_one(c->rootfd, c->path, limit, &c->text, len, off);
+}
+
+static const char *text_ptr(scan_ctx *c, text_t t) { return c->text.data + t.off; }
+
+static int pathf(scan_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int pathf(scan_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(c->path, sizeof c->path, fmt, ap);
+    va_end(ap);
+    return (n < 0 || (size_t)n >= sizeof c->path) ? -ENAMETOOLONG : 0;
+}
+
+/* Names in directory c->path into *names (NUL-separated), count in *n; a
+ * missing directory is an empty one (as FsRoot.listdir). */
+static int list_path(scan_ctx *c, pn_buf *names, size_t *n)
+{
+    TRY(note(c, 'D', c->path));
+    names->len = 0;
+    ssize_t got = pn_list_at(c->rootfd, c->path, names);
+    if (got == -ENOMEM) return -ENOMEM;
+    *n = got < 0 ? 0 : (size_t)got;
+    if (got < 0) names->len = 0;
+    return 0;
+}
+
+/* ---- strict parsers (a subset of pynuma/parse.py's grammar) ----------------- */
+
+#define TX(t) text_ptr(c, (t)), (t).len
+
+static int strip_char(char ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\0'; }
+
+static void strip(const char **s, size_t *n)
+{
+    while (*n && strip_char(**s)) { (*s)++; (*n)--; }
+    while (*n && strip_char((*s)[*n - 1])) (*n)--;
+}
+
+/* parse_int: optional sign, ASCII digits (at most 18). */
+static int p_int(const char *s, ssize_t len, int64_t *v)
+{
+    if (len < 0) return IRREGULAR;
+    size_t n = (size_t)len;
+    strip(&s, &n);
+    int neg = 0;
+    if (n && (*s == '-' || *s == '+')) { neg = *s == '-'; s++; n--; }
+    if (!n || n > 18) return IRREGULAR;
+    int64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return IRREGULAR;
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = neg ? -x : x;
+    return 0;
+}
+
+/* An optional id: missing -> PN_SCAN_NONE, bad -> irregular (the general path warns). */
+static int p_opt_int(const char *s, ssize_t len, int64_t *v)
+{
+    if (len < 0) { *v = PN_SCAN_NONE; return 0; }
+    return p_int(s, len, v);
+}
+
+/* A cpumask (list=0) or cpulist (list=1) into W words, ANDed with `limit` (may be NULL). */
+static int p_bits(scan_ctx *c, const char *s, ssize_t len, int list, const uint64_t *limit, uint64_t *out)
+{
+    uint64_t *w = NULL;
+    size_t nw = 0;
+    pn_parse_err err;
+    if (len < 0) return IRREGULAR;
+    int rc = list ? pn_cpulist_parse(s, (size_t)len, &w, &nw, &err)
+                  : pn_cpumask_parse(s, (size_t)len, &w, &nw, &err);
+    if (rc == -EINVAL) return IRREGULAR;
+    if (rc) return rc;
+    for (size_t i = 0; i < c->W; i++) out[i] = (i < nw ? w[i] : 0) & (limit ? limit[i] : ~(uint64_t)0);
+    free(w);
+    return 0;
+}
+
+/* A cache size as discovery takes it: missing, or empty once " \n\0" are
+ * stripped -> none; else parse_cache_size (digits, optional K/M/G in any case). */
+static int p_cache_size(const char *s, ssize_t len, int64_t *v)
+{
+    *v = PN_SCAN_NONE;
+    if (len < 0) return 0;
+    size_t n = (size_t)len, k;
+    for (k = 0; k < n; k++)
+        if (s[k] != ' ' && s[k] != '\n' && s[k] != '\0') break;
+    if (k == n) return 0;
+    strip(&s, &n);
+    if (!n) return IRREGULAR;
+    int64_t unit = 1;
+    char last = s[n - 1];
+    if ((last >= 'a' && last <= 'z') || (last >= 'A' && last <= 'Z')) {
+        switch (last) {
+        case 'k': case 'K': unit = 1 << 10; break;
+        case 'm': case 'M': unit = 1 << 20; break;
+        case 'g': case 'G': unit = 1 << 30; break;
+        default: return IRREGULAR;
+        }
+        n--;
+    }
+    if (!n || n > 12) return IRREGULAR;
+    int64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return IRREGULAR;
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = x * unit;
+    return 0;
+}
+
+/* parse_cache_type: 0 Data, 1 Instruction, 2 Unified (missing -> Unified). */
+static int p_cache_type(const char *s, ssize_t len, int64_t *v)
+{
+    static const char *const names[] = { "data", "instruction", "unified" };
+    if (len < 0) { *v = 2; return 0; }
+    size_t n = (size_t)len;
+    strip(&s, &n);
+    for (int k = 0; k < 3; k++)
+        if (n == strlen(names[k]) && strncasecmp(s, names[k], n) == 0) { *v = k; return 0; }
+    return IRREGULAR;
+}
+
+/* "<prefix><digits>" with no leading zero -> id, else -1 (parse_prefixed_id). */
+static int64_t prefixed_id(const char *name, const char *prefix)
+{
+    size_t pl = strlen(prefix), n = strlen(name);
+    if (n <= pl || strncmp(name, prefix, pl) != 0) return -1;
+    const char *d = name + pl;
+    size_t dl = n - pl;
+    if (dl > 9 || (dl > 1 && d[0] == '0')) return -1;
+    int64_t x = 0;
+    for (size_t i = 0; i < dl; i++) {
+        if (d[i] < '0' || d[i] > '9') return -1;
+        x = x * 10 + (d[i] - '0');
+    }
+    return x;
+}
+
+/* "hugepages-<digits>kB" -> size in kB, else -1 (parse_hugepage_dirname). */
+static int64_t hugepage_size(const char *name)
+{
+    size_t n = strlen(name);
+    if (n < 13 || strncmp(name, "hugepages-", 10) != 0 || strcmp(name + n - 2, "kB") != 0) return -1;
+    size_t dl = n - 12;
+    if (dl > 15) return -1;
+    int64_t x = 0;
+    for (size_t i = 0; i < dl; i++) {
+        char ch = name[10 + i];
+        if (ch < '0' || ch > '9') return -1;
+        x = x * 10 + (ch - '0');
+    }
+    return x;
+}
+
+/* One "<key> <digits> kB" meminfo value (key at the text's start or after a
+ * space or newline); *v = -1 when the key is absent. */
+static int meminfo_value(const char *s, size_t len, const char *key, int64_t *v)
+{
+    const char *end = s + len, *at = s;
+    size_t kl = strlen(key);
+    *v = -1;
+    for (;;) {
+        at = memmem(at, (size_t)(end - at), key, kl);
+        if (!at) return 0;
+        if (at == s || at[-1] == ' ' || at[-1] == '\n') break;
+        at++;
+    }
+    const char *p = at + kl, *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol) eol = end;
+    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    const char *d = p;
+    while (p < eol && *p >= '0' && *p <= '9') p++;
+    size_t dl = (size_t)(p - d);
+    if (!dl || dl > 15 || p == eol || (*p != ' ' && *p != '\t')) return IRREGULAR;
+    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    if (eol - p < 2 || p[0] != 'k' || p[1] != 'B') return IRREGULAR;
+    p += 2;
+    while (p < eol && (*p == ' ' || *p == '\t')) p++;
+    if (p != eol) return IRREGULAR;
+    int64_t x = 0;
+    for (size_t i = 0; i < dl; i++) x = x * 10 + (d[i] - '0');
+    *v = x * 1024;
+    return 0;
+}
+
+/* parse_memory_totals: MemTotal required, a missing MemFree counts as 0. */
+static int p_memory(const char *s, ssize_t len, int64_t *total, int64_t *free_)
+{
+    if (len < 0) return IRREGULAR;
+    TRY(meminfo_value(s, (size_t)len, "MemTotal:", total));
+    if (*total < 0) return IRREGULAR;
+    TRY(meminfo_value(s, (size_t)len, "MemFree:", free_));
+    if (*free_ < 0) *free_ = 0;
+    return 0;
+}
+
+/* ---- bitmaps --------------------------------------------------------------- */
+
+static size_t lowest(const uint64_t *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i]) return i * 64 + (size_t)__builtin_ctzll(w[i]);
+    return (size_t)-1;
+}
+
+static int test_bit(const uint64_t *w, size_t bit) { return (int)((w[bit / 64] >> (bit % 64)) & 1); }
+static void set_bit(uint64_t *w, size_t bit) { w[bit / 64] |= (uint64_t)1 << (bit % 64); }
+
+/* Growable arrays of words / int64s. */
+typedef struct { uint64_t *w; size_t n, cap; } wvec;
+
+static uint64_t *wvec_add(wvec *v, size_t count)
+{
+    if (v->n + count > v->cap) {
+        size_t nc = v->cap ? v->cap : 64;
+        while (nc < v->n + count) nc *= 2;
+        uint64_t *nw = realloc(v->w, nc * sizeof *nw);
+        if (!nw) return NULL;
+        v->w = nw;
+        v->cap = nc;
+    }
+    uint64_t *at = v->w + v->n;
+    memset(at, 0, count * sizeof *at);
+    v->n += count;
+    return at;
+}
+
+/* ---- CPU topology ---------------------------------------------------------- */
+
+enum { PR_CORE_CPUS, PR_THREAD_SIBLINGS, PR_PACKAGE_CPUS, PR_CORE_SIBLINGS, PR_PACKAGE_ID, PR_CORE_ID,
+       PR_DIE_ID, PR_DIE_CPUS, PR_CLUSTER_ID, PR_CLUSTER_CPUS, PR_COUNT };
+static const char *const probe_names[PR_COUNT] = {
+    "core_cpus", "thread_siblings", "package_cpus", "core_siblings", "physical_package_id",
+    "core_id", "die_id", "die_cpus", "cluster_id", "cluster_cpus",
+};
+
+typedef struct {
+    size_t n;            /* reported CPUs */
+    size_t *ids;         /* ascending */
+    int64_t *core_id, *package, *die, *cluster, *core_index;
+    uint64_t *core_mask; /* n * W: (mask & reported) | self */
+    size_t ncores;
+    uint64_t *members;   /* ncores * W */
+    size_t npackages;
+    int64_t *package_ids;
+    wvec package_cpus;
+} cpu_table;
+
+static size_t index_of(const cpu_table *t, size_t cpu)
+{
+    size_t lo = 0, hi = t->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (t->ids[mid] < cpu) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* The groups of one kind (id file, mask file), one read per group: fills
+ * out[k] per CPU; with `ids`/`bits`, records each group (id, or -1). */
+static int walk_groups(scan_ctx *c, cpu_table *t, const char *id_name, const char *mask_name, text_t first_id,
+                       text_t first_mask, int64_t *out, int64_t **ids, size_t *nids, wvec *bits)
+{
+    size_t W = c->W;
+    int rc = 0;
+    uint64_t *remaining = calloc(W, 8), *group = calloc(W, 8);
+    if (!remaining || !group) { rc = -ENOMEM; goto done; }
+    for (size_t i = 0; i < t->n; i++) set_bit(remaining, t->ids[i]);
+    for (int first = 1;; first = 0) {
+        size_t cpu = lowest(remaining, W);
+        if (cpu == (size_t)-1) break;
+        text_t idt = first_id, maskt = first_mask;
+        if (!first) {
+            if ((rc = pathf(c, CPU_DIR "/cpu%zu/topology/%s", cpu, id_name))) goto done;
+            if ((rc = read_path(c, 1 << 16, &idt.len, &idt.off))) goto done;
+            if ((rc = pathf(c, CPU_DIR "/cpu%zu/topology/%s", cpu, mask_name))) goto done;
+            if ((rc = read_path(c, 1 << 16, &maskt.len, &maskt.off))) goto done;
+        }
+        int64_t gid;
+        if ((rc = p_opt_int(TX(idt), &gid))) goto done;
+        if ((rc = p_bits(c, TX(maskt), 0, c->reported, group))) goto done;
+        for (size_t i = 0; i < W; i++) group[i] &= remaining[i];
+        set_bit(group, cpu);
+        for (size_t i = 0; i < W; i++) remaining[i] &= ~group[i];
+        for (size_t k = index_of(t, cpu); k < t->n; k++)
+            if (test_bit(group, t->ids[k])) out[k] = gid;
+        if (ids) {
+            int64_t *ni = realloc(*ids, (*nids + 1) * sizeof *ni);
+            uint64_t *gw = wvec_add(bits, W);
+            if (!ni || !gw) { free(ni == *ids ? NULL : ni); rc = -ENOMEM; goto done; }
+            *ids = ni;
+            ni[(*nids)++] = gid == PN_SCAN_NONE ? -1 : gid;
+            memcpy(gw, group, W * 8);
+        }
+    }
+done:
+    free(remaining);
+    free(group);
+    return rc;
+}
+
+static int scan_cpus(scan_ctx *c, cpu_table *t)
+{
+    size_t W = c->W;
+    /* the probe: which file names this kernel has, from the lowest CPU */
+    size_t cpu0 = t->ids[0];
+    text_t pr[PR_COUNT];
+    int any = 0;
+    for (int k = 0; k < PR_COUNT; k++) {
+        TRY(pathf(c, CPU_DIR "/cpu%zu/topology/%s", cpu0, probe_names[k]));
+        TRY(read_path(c, 1 << 16, &pr[k].len, &pr[k].off));
+        any |= pr[k].len >= 0;
+    }
+    if (!any) return IRREGULAR; /* no topology files: the general path's special case */
+    int core_name = pr[PR_CORE_CPUS].len >= 0 ? PR_CORE_CPUS : PR_THREAD_SIBLINGS;
+    int package_name = pr[PR_PACKAGE_CPUS].len >= 0 ? PR_PACKAGE_CPUS : PR_CORE_SIBLINGS;
+
+    /* core id and core mask of every CPU */
+    for (size_t i = 0; i < t->n; i++) {
+        text_t idt = pr[PR_CORE_ID], maskt = pr[core_name];
+        if (i) {
+            TRY(pathf(c, CPU_DIR "/cpu%zu/topology/core_id", t->ids[i]));
+            TRY(read_path(c, 1 << 16, &idt.len, &idt.off));
+            TRY(pathf(c, CPU_DIR "/cpu%zu/topology/%s", t->ids[i], probe_names[core_name]));
+            TRY(read_path(c, 1 << 16, &maskt.len, &maskt.off));
+        }
+        if (maskt.len < 0) return IRREGULAR; /* no core mask, or no topology directory */
+        TRY(p_opt_int(TX(idt), &t->core_id[i]));
+        uint64_t *m = t->core_mask + i * W;
+        TRY(p_bits(c, TX(maskt), 0, c->reported, m));
+        set_bit(m, t->ids[i]);
+    }
+    /* cores: one per distinct (mask, core id), numbered in order of their lowest CPU;
+     * a CPU's earlier twin can only be one of the CPUs of its own mask */
+    t->ncores = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        const uint64_t *m = t->core_mask + i * W;
+        int64_t found = -1;
+        for (size_t wi = 0; wi < W && found < 0 && wi * 64 < t->ids[i]; wi++) {
+            for (uint64_t bits = m[wi]; bits && found < 0; bits &= bits - 1) {
+                size_t cpu = wi * 64 + (size_t)__builtin_ctzll(bits);
+                if (cpu >= t->ids[i]) break;
+                size_t j = index_of(t, cpu);
+                if (j < t->n && t->ids[j] == cpu && t->core_id[j] == t->core_id[i]
+                    && memcmp(t->core_mask + j * W, m, W * 8) == 0)
+                    found = t->core_index[j];
+            }
+        }
+        t->core_index[i] = found >= 0 ? found : (int64_t)t->ncores++;
+    }
+    t->members = calloc(t->ncores ? t->ncores * W : 1, 8);
+    if (!t->members) return -ENOMEM;
+    for (size_t i = 0; i < t->n; i++) set_bit(t->members + (size_t)t->core_index[i] * W, t->ids[i]);
+
+    /* packages, dies, clusters: one read per group */
+    if (pr[PR_PACKAGE_ID].len >= 0 || pr[package_name].len >= 0) {
+        TRY(walk_groups(c, t, "physical_package_id", probe_names[package_name], pr[PR_PACKAGE_ID],
+                        pr[package_name], t->package, &t->package_ids, &t->npackages, &t->package_cpus));
+    } else {
+        for (size_t i = 0; i < t->n; i++) t->package[i] = PN_SCAN_NONE;
+    }
+    if (pr[PR_DIE_ID].len >= 0)
+        TRY(walk_groups(c, t, "die_id", "die_cpus", pr[PR_DIE_ID], pr[PR_DIE_CPUS], t->die, NULL, NULL, NULL));
+    else
+        for (size_t i = 0; i < t->n; i++) t->die[i] = PN_SCAN_NONE;
+    if (pr[PR_CLUSTER_ID].len >= 0)
+        TRY(walk_groups(c, t, "cluster_id", "cluster_cpus", pr[PR_CLUSTER_ID], pr[PR_CLUSTER_CPUS], t->cluster,
+                        NULL, NULL, NULL));
+    else
+        for (size_t i = 0; i < t->n; i++) t->cluster[i] = PN_SCAN_NONE;
+    return 0;
+}
+
+static int emit_cpus(scan_ctx *c, const cpu_table *t)
+{
+    TRY(emit(c, (int64_t)t->n));
+    for (size_t i = 0; i < t->n; i++) {
+        TRY(emit(c, (int64_t)t->ids[i]));
+        TRY(emit(c, t->package[i]));
+        TRY(emit(c, t->die[i]));
+        TRY(emit(c, t->cluster[i]));
+        TRY(emit(c, t->core_id[i]));
+        TRY(emit(c, t->core_index[i]));
+    }
+    TRY(emit(c, (int64_t)t->ncores));
+    for (size_t k = 0; k < t->ncores; k++) TRY(emit_bits(c, t->members + k * c->W));
+    TRY(emit(c, (int64_t)t->npackages));
+    for (size_t k = 0; k < t->npackages; k++) {
+        TRY(emit(c, t->package_ids[k]));
+        TRY(emit_bits(c, t->package_cpus.w + k * c->W));
+    }
+    return 0;
+}
+
+/* ---- names of a directory, parsed --------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Ids of the entries of directory c->path named by `parse` (>= 0), ascending. */
+static int list_ids(scan_ctx *c, int64_t (*parse)(const char *, const char *), const char *prefix,
+                    int64_t **ids, size_t *n)
+{
+    pn_buf names = { 0 };
+    size_t count;
+    int rc = list_path(c, &names, &count);
+    *ids = NULL;
+    *n = 0;
+    if (rc) { free(names.data); return rc; }
+    *ids = malloc((count ? count : 1) * sizeof **ids);
+    if (!*ids) { free(names.data); return -ENOMEM; }
+    size_t pos = 0;
+    for (size_t k = 0; k < count; k++) {
+        const char *nm = names.data + pos;
+        pos += strlen(nm) + 1;
+        int64_t id = parse(nm, prefix);
+        if (id >= 0) (*ids)[(*n)++] = id;
+    }
+    free(names.data);
+    qsort(*ids, *n, sizeof **ids, cmp_i64);
+    return 0;
+}
+
+static int64_t hugepage_size_p(const char *name, const char *unused) { (void)unused; return hugepage_size(name); }
+
+/* ---- caches ------------------------------------------------------------------ */
+
+static const char *const cache_first[] = { "size", "id", "shared_cpu_map", "level", "type" };
+
+static int scan_caches(scan_ctx *c, size_t cpu0)
+{
+    size_t W = c->W;
+    int64_t *indices = NULL;
+    size_t nidx = 0;
+    text_t *first = NULL;
+    uint64_t *remaining = NULL, *group = NULL;
+    int rc;
+    size_t count_at = c->out->len;
+    if ((rc = emit(c, 0))) return rc; /* the count, patched at the end */
+    if ((rc = pathf(c, CPU_DIR "/cpu%zu/cache", cpu0))) return rc;
+    if ((rc = list_ids(c, prefixed_id, "index", &indices, &nidx))) return rc;
+    first = malloc((nidx ? nidx : 1) * 5 * sizeof *first);
+    remaining = calloc(W, 8);
+    group = calloc(W, 8);
+    if (!first || !remaining || !group) { rc = -ENOMEM; goto done; }
+    for (size_t k = 0; k < nidx; k++)
+        for (int f = 0; f < 5; f++) {
+            if ((rc = pathf(c, CPU_DIR "/cpu%zu/cache/index%lld/%s", cpu0, (long long)indices[k], cache_first[f])))
+                goto done;
+            if ((rc = read_path(c, 1 << 16, &first[k * 5 + f].len, &first[k * 5 + f].off))) goto done;
+        }
+    int64_t ncaches = 0;
+    for (size_t k = 0; k < nidx; k++) {
+        text_t *ft = first + k * 5;
+        int64_t level, type;
+        if ((rc = p_int(TX(ft[3]), &level))) goto done;
+        if ((rc = p_cache_type(TX(ft[4]), &type))) goto done;
+        memcpy(remaining, c->reported, W * 8);
+        for (int leader = 1;; leader = 0) {
+            size_t cpu = lowest(remaining, W);
+            if (cpu == (size_t)-1) break;
+            text_t size_t_ = ft[0], id_t_ = ft[1], map_t_ = ft[2];
+            if (!leader) {
+                const char *names[3] = { "size", "id", "shared_cpu_map" };
+                text_t *dst[3] = { &size_t_, &id_t_, &map_t_ };
+                for (int f = 0; f < 3; f++) {
+                    if ((rc = pathf(c, CPU_DIR "/cpu%zu/cache/index%lld/%s", cpu, (long long)indices[k], names[f])))
+                        goto done;
+                    if ((rc = read_path(c, 1 << 16, &dst[f]->len, &dst[f]->off))) goto done;
+                }
+            }
+            int64_t size, id;
+            if ((rc = p_bits(c, TX(map_t_), 0, c->reported, group))) goto done;
+            if ((rc = p_cache_size(TX(size_t_), &size))) goto done;
+            if ((rc = p_opt_int(TX(id_t_), &id))) goto done;
+            for (size_t i = 0; i < W; i++) group[i] &= remaining[i];
+            set_bit(group, cpu);
+            for (size_t i = 0; i < W; i++) remaining[i] &= ~group[i];
+            if ((rc = emit(c, level)) || (rc = emit(c, type)) || (rc = emit(c, size)) || (rc = emit(c, id))
+                || (rc = emit_bits(c, group)))
+                goto done;
+            ncaches++;
+        }
+    }
+    c->out->values[count_at] = ncaches;
+done:
+    free(indices);
+    free(first);
+    free(remaining);
+    free(group);
+    return rc;
+}
+
+/* ---- NUMA nodes, hugepages, distances --------------------------------------------- */
+
+/* The pools under directory `dir` (sizes ascending): size, total, free, surplus, reserved. */
+static int scan_pools(scan_ctx *c, const char *dir, int machine_wide)
+{
+    static const char *const files[] = { "nr_hugepages", "free_hugepages", "surplus_hugepages", "resv_hugepages" };
+    int64_t *sizes = NULL;
+    size_t n = 0;
+    int nf = machine_wide ? 4 : 3;
+    TRY(pathf(c, "%s", dir));
+    TRY(list_ids(c, hugepage_size_p, NULL, &sizes, &n));
+    int rc = emit(c, (int64_t)n);
+    for (size_t k = 0; k < n && !rc; k++) {
+        int64_t v[4] = { 0, 0, 0, PN_SCAN_NONE };
+        for (int f = 0; f < nf && !rc; f++) {
+            text_t t;
+            if ((rc = pathf(c, "%s/hugepages-%lldkB/%s", dir, (long long)sizes[k], files[f]))) break;
+            if ((rc = read_path(c, 1 << 16, &t.len, &t.off))) break;
+            if (t.len < 0) {
+                if (f == 0) rc = IRREGULAR; /* no total: the general path warns */
+                else v[f] = 0;
+                continue;
+            }
+            rc = p_int(TX(t), &v[f]);
+        }
+        if (!rc) rc = emit(c, sizes[k]);
+        for (int f = 0; f < 4 && !rc; f++) rc = emit(c, v[f]);
+    }
+    free(sizes);
+    return rc;
+}
+
+static int scan_nodes(scan_ctx *c, const uint64_t *mems, size_t mems_words)
+{
+    size_t W = c->W;
+    int64_t *all = NULL, *ids = NULL;
+    size_t nall = 0, n = 0;
+    uint64_t *cpus = calloc(W, 8);
+    int rc;
+    if (!cpus) return -ENOMEM;
+    if ((rc = pathf(c, NODE_DIR)) || (rc = list_ids(c, prefixed_id, "node", &all, &nall))) goto done;
+    if (!nall) {
+        /* no node directories: one node 0 with every reported CPU, /proc/meminfo memory */
+        text_t t;
+        int64_t total = 0, free_ = 0;
+        if ((rc = pathf(c, "proc/meminfo")) || (rc = read_path(c, 1 << 16, &t.len, &t.off))) goto done;
+        if (t.len >= 0 && (rc = p_memory(TX(t), &total, &free_))) goto done;
+        if ((rc = emit(c, 0)) || (rc = emit(c, 1)) || (rc = emit(c, 0)) || (rc = emit(c, total))
+            || (rc = emit(c, free_)) || (rc = emit_bits(c, c->reported)) || (rc = scan_pools(c, GLOBAL_HP, 1)))
+            goto done;
+        rc = emit(c, 0); /* no distances */
+        goto done;
+    }
+    ids = malloc(nall * sizeof *ids);
+    if (!ids) { rc = -ENOMEM; goto done; }
+    for (size_t k = 0; k < nall; k++) {
+        uint64_t id = (uint64_t)all[k];
+        if (!mems || (id / 64 < mems_words && test_bit(mems, id))) ids[n++] = all[k];
+    }
+    if ((rc = emit(c, 1)) || (rc = emit(c, (int64_t)n))) goto done;
+    for (size_t k = 0; k < n; k++) {
+        text_t cl, mi;
+        if ((rc = pathf(c, NODE_DIR "/node%lld/cpulist", (long long)ids[k]))
+            || (rc = read_path(c, 1 << 16, &cl.len, &cl.off)))
+            goto done;
+        int list = 1;
+        if (cl.len < 0) {
+            list = 0;
+            if ((rc = pathf(c, NODE_DIR "/node%lld/cpumap", (long long)ids[k]))
+                || (rc = read_path(c, 1 << 16, &cl.len, &cl.off)))
+                goto done;
+        }
+        if (cl.len < 0) memset(cpus, 0, W * 8);
+        else if ((rc = p_bits(c, TX(cl), list, c->reported, cpus))) goto done;
+        if ((rc = pathf(c, NODE_DIR "/node%lld/meminfo", (long long)ids[k]))
+            || (rc = read_path(c, 1 << 16, &mi.len, &mi.off)))
+            goto done;
+        int64_t total, free_;
+        if ((rc = p_memory(TX(mi), &total, &free_))) goto done;
+        char dir[64];
+        snprintf(dir, sizeof dir, NODE_DIR "/node%lld/hugepages", (long long)ids[k]);
+        if ((rc = emit(c, ids[k])) || (rc = emit(c, total)) || (rc = emit(c, free_)) || (rc = emit_bits(c, cpus))
+            || (rc = scan_pools(c, dir, 0)))
+            goto done;
+    }
+    /* distances between the reported nodes: the SLIT is the general path's business */
+    if (n < 2) { rc = emit(c, 0); goto done; }
+    if ((rc = pathf(c, "sys/firmware/acpi/tables/SLIT"))) goto done;
+    if (pn_kind_at(c->rootfd, c->path) != 0) { rc = IRREGULAR; goto done; }
+    size_t rows_at = c->out->len, missing = 0;
+    if ((rc = emit(c, (int64_t)n))) goto done;
+    for (size_t k = 0; k < n && !rc; k++) {
+        text_t t;
+        if ((rc = pathf(c, NODE_DIR "/node%lld/distance", (long long)ids[k]))
+            || (rc = read_path(c, 1 << 16, &t.len, &t.off)))
+            goto done;
+        if (t.len < 0) { missing++; continue; }
+        /* a row: distances to every node directory by position; keep the reported columns */
+        const char *s = text_ptr(c, t);
+        size_t len = (size_t)t.len;
+        strip(&s, &len);
+        int64_t *row = malloc((len / 2 + 2) * sizeof *row);
+        size_t cols = 0, p = 0;
+        if (!row) { rc = -ENOMEM; goto done; }
+        while (p < len && !rc) {
+            while (p < len && (s[p] == ' ' || s[p] == '\t')) p++;
+            size_t b = p;
+            while (p < len && s[p] >= '0' && s[p] <= '9') p++;
+            if (p == b || p - b > 15 || (p < len && s[p] != ' ' && s[p] != '\t')) { rc = IRREGULAR; break; }
+            int64_t v = 0;
+            for (size_t i = b; i < p; i++) v = v * 10 + (s[i] - '0');
+            row[cols++] = v;
+        }
+        if (!rc && cols != nall) rc = IRREGULAR;
+        size_t col = 0;
+        for (size_t a = 0; a < nall && !rc; a++)
+            if (col < n && all[a] == ids[col]) { rc = emit(c, row[a]); col++; }
+        free(row);
+    }
+    if (!rc && missing) {
+        if (missing < n) rc = IRREGULAR; /* some rows only: the general path warns */
+        else { c->out->len = rows_at; rc = emit(c, 0); }
+    }
+done:
+    free(all);
+    free(ids);
+    free(cpus);
+    return rc;
+}
+
+/* ---- the whole scan ------------------------------------------------------------ */
+
+static int dir_has_entries(scan_ctx *c, const char *dir, int *has)
+{
+    pn_buf names = { 0 };
+    size_t n = 0;
+    TRY(pathf(c, "%s", dir));
+    int rc = list_path(c, &names, &n);
+    free(names.data);
+    *has = n > 0;
+    return rc;
+}
+
+int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
+            int want_cpuinfo, pn_scan_out *out)
+{
+    scan_ctx ctx = { .rootfd = rootfd, .W = nwords ? nwords : 1, .reported = reported, .out = out };
+    scan_ctx *c = &ctx;
+    cpu_table t = { 0 };
+    uint64_t one = 0;
+    int rc = 0;
+    if (!nwords) c->reported = &one;
+    out->len = 0;
+    out->cpuinfo_len = -1;
+    TRY(emit(c, (int64_t)c->W));
+    for (size_t i = 0; i < c->W; i++) t.n += (size_t)__builtin_popcountll(c->reported[i]);
+    if (!t.n) return IRREGULAR; /* nothing to report: the general path says what is left */
+    size_t n = t.n;
+    t.ids = malloc(n * sizeof *t.ids);
+    t.core_id = malloc(n * sizeof(int64_t));
+    t.package = malloc(n * sizeof(int64_t));
+    t.die = malloc(n * sizeof(int64_t));
+    t.cluster = malloc(n * sizeof(int64_t));
+    t.core_index = malloc(n * sizeof(int64_t));
+    t.core_mask = calloc(n * c->W, 8);
+    if (!t.ids || !t.core_id || !t.package || !t.die || !t.cluster || !t.core_index || !t.core_mask) {
+        rc = -ENOMEM;
+        goto done;
+    }
+    size_t k = 0;
+    for (size_t wi = 0; wi < c->W; wi++)
+        for (uint64_t b = c->reported[wi]; b; b &= b - 1) t.ids[k++] = wi * 64 + (size_t)__builtin_ctzll(b);
+    if ((rc = scan_cpus(c, &t)) || (rc = emit_cpus(c, &t))) goto done;
+    if ((rc = scan_nodes(c, mems, mems_words))) goto done;
+    if ((rc = scan_caches(c, t.ids[0]))) goto done;
+    int pci = 0, net = 0;
+    if ((rc = dir_has_entries(c, "sys/bus/pci/devices", &pci)) || (rc = dir_has_entries(c, "sys/class/net", &net)))
+        goto done;
+    if ((rc = emit(c, pci || net))) goto done;
+    if (want_cpuinfo) {
+        size_t off;
+        ssize_t len;
+        c->text.len = 0;
+        if ((rc = pathf(c, "proc/cpuinfo")) || (rc = read_path(c, 4096, &len, &off))) goto done;
+        if (len >= 0) {
+            out->cpuinfo = malloc((size_t)len + 1);
+            if (!out->cpuinfo) { rc = -ENOMEM; goto done; }
+            memcpy(out->cpuinfo, c->text.data + off, (size_t)len);
+            out->cpuinfo_len = len;
+        }
+    }
+done:
+    free(t.ids);
+    free(t.core_id);
+    free(t.package);
+    free(t.die);
+    free(t.cluster);
+    free(t.core_index);
+    free(t.core_mask);
+    free(t.members);
+    free(t.package_ids);
+    free(t.package_cpus.w);
+    free(c->text.data);
+    return rc;
+}

@@ -1,0 +1,126 @@
+"""The regular-machine fast path: one native scan, then the model built from its answer.
+
+``FsRoot.scan`` reads a regular tree's whole topology in one native call
+(``native/pn_scan.c``) and declines (``None``) anything the general path
+would warn about or treat specially; :func:`assemble` turns its answer
+into the :class:`~pynuma.model.Topology` the general path would have built.
+:func:`general_scan` is the scan's pure twin: the general path's answer in
+the scan's form, the oracle the tests compare the native scan against.
+"""
+from __future__ import annotations
+
+import os
+from types import MappingProxyType
+from typing import List, Optional
+
+from ..cpuset import CPUSet
+from ..model import CPU, Cache, Distances, HugepagePool, NumaNode, Package, Topology
+
+_from_bits = CPUSet.from_bits
+_EMPTY = MappingProxyType({})
+
+
+def assemble(fs, sets, reported: int, raw, warnings: List[str], arch_of) -> Topology:
+    """The topology from ``FsRoot.scan``'s answer, plus the CPU sets read before it."""
+    (cpus_raw, cores, packages_raw, caches_raw, _node_dir, nodes_raw, matrix, devices_present, cpuinfo,
+     _recorded) = raw
+    nodes = []
+    for node_id, total, free, bits, pools_raw in nodes_raw:
+        pools = MappingProxyType({size: HugepagePool(size, p_total, p_free, surplus, reserved)
+                                  for size, p_total, p_free, surplus, reserved in pools_raw}) if pools_raw else _EMPTY
+        nodes.append(NumaNode(node_id, _from_bits(bits), total, free, pools, bits != 0, total > 0))
+    node_of = {}
+    for node in nodes:
+        for cpu in node.cpus:
+            node_of.setdefault(cpu, node.id)
+    caches = tuple(Cache(level, kind, size, cache_id, _from_bits(bits))
+                   for level, kind, size, cache_id, bits in caches_raw)
+    uncore = {}
+    for cache in caches:
+        if cache.level == 3 and cache.type != "Instruction":
+            gid = cache.id if cache.id is not None else cache.cpus.min()
+            for cpu in cache.cpus:
+                uncore.setdefault(cpu, gid)
+    siblings = [_from_bits(bits) for bits in cores]
+    node_get, uncore_get = node_of.get, uncore.get
+    cpu_records = tuple(CPU(c, True, package, die, cluster, core_id, core, node_get(c), siblings[core], uncore_get(c))
+                        for c, package, die, cluster, core_id, core in cpus_raw)
+    distances = None
+    if matrix is not None:
+        distances = Distances(tuple(node.id for node in nodes), matrix, "sysfs")
+    if devices_present:
+        from . import _extras
+
+        devices, net_interfaces = _extras(fs, warnings)
+    else:
+        devices = net_interfaces = ()
+    if fs.is_host:
+        arch = os.uname().machine
+    else:
+        arch = "unknown" if cpuinfo is None else arch_of(cpuinfo)
+    return Topology(
+        arch,
+        _from_bits(sets.possible),
+        _from_bits(sets.present),
+        _from_bits(reported),
+        _from_bits(sets.offline),
+        _from_bits(sets.isolated & reported),
+        cpu_records,
+        tuple(Package(pid, _from_bits(bits)) for pid, bits in packages_raw),
+        len(cores),
+        caches,
+        tuple(nodes),
+        distances,
+        devices,
+        net_interfaces,
+        tuple(warnings),
+    )
+
+
+def general_scan(fs, reported: int, mems: Optional[int], want_cpuinfo: bool):
+    """``FsRoot.scan``'s answer computed by the general path; ``None`` where it warns or fails."""
+    from ..errors import ParseError
+    from . import caches as _caches, cpus as _cpus, distances as _distances, numa as _numa
+
+    warnings: List[str] = []
+    try:
+        topo = _cpus.read_topology(fs, reported, warnings)
+        if topo.reported != reported:
+            return None
+        cpu_ids = sorted(topo.core_key)
+        core_of, core_members = _cpus.number_cores(cpu_ids, topo.core_key)
+        all_ids = _numa.list_node_ids(fs)
+        if all_ids:
+            node_ids = [n for n in all_ids if mems is None or (mems >> n) & 1]
+            nodes = _numa.read_nodes(fs, node_ids, reported, warnings)
+            distances = _distances.read_distances(fs, all_ids, node_ids, warnings)
+        else:
+            nodes = [_numa.single_node(fs, reported, warnings)]
+            distances = None
+        caches = _caches.read_caches(fs, reported, warnings)
+    except ParseError:
+        return None
+    if warnings or (distances is not None and distances.source != "sysfs"):
+        return None
+    devices_present = bool(fs.listdir("/sys/bus/pci/devices") or fs.listdir("/sys/class/net"))
+    cpuinfo = None
+    if want_cpuinfo:
+        try:
+            cpuinfo = fs.read_bytes("/proc/cpuinfo", 4096).decode("utf-8", "replace")
+        except OSError:
+            pass
+    cpus = [(c, topo.package.get(c), topo.die.get(c), topo.cluster.get(c), topo.core_id.get(c), core_of[c])
+            for c in cpu_ids]
+    return (
+        cpus,
+        [core_members[n] for n in range(len(core_members))],
+        [(pid, bits) for pid, bits in topo.packages],
+        [(c.level, c.type, c.size_bytes, c.id, c.cpus.bits) for c in caches],
+        bool(all_ids),
+        [(n.id, n.memory_total, n.memory_free, n.cpus.bits,
+          [(p.size_kb, p.total, p.free, p.surplus, p.reserved) for p in n.hugepages.values()]) for n in nodes],
+        None if distances is None else distances.matrix,
+        devices_present,
+        cpuinfo,
+        None,
+    )

@@ -1,0 +1,165 @@
+"""The one-pass native scan gives exactly the general path's topology, or declines.
+
+Each case discovers the same tree twice, once with the scan and once by the
+general path (``pynuma.discover._SCAN`` off), and the two must agree in
+everything, warnings and errors included.  The scan's pure twin is compared
+with the native scan directly.
+"""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pynuma.discover as disc
+from pynuma import _impl
+from pynuma.fsroot import FsRoot
+from tests.fixtures.sysfs_builder import Machine, cpumask, put, remove
+
+CPU = "/sys/devices/system/cpu"
+NODE = "/sys/devices/system/node"
+
+needs_native = pytest.mark.skipif("native" not in _impl.implementations("fsread"), reason="native fsread not built")
+
+
+def _outcome(root, scan: bool):
+    saved = disc._SCAN
+    disc._SCAN = scan and _impl.is_native("fsread")
+    try:
+        topo = disc.discover(root)
+    except Exception as err:  # the general path's errors must be the scan's too
+        return ("error", type(err).__name__, str(err))
+    finally:
+        disc._SCAN = saved
+    return ("ok", topo.to_dict(), topo.warnings)
+
+
+def _same_both_ways(root):
+    fast, general = _outcome(root, True), _outcome(root, False)
+    assert fast == general
+    return fast
+
+
+def _native_scan(root):
+    from pynuma import _native_fsread
+
+    with FsRoot(str(root)) as fs:
+        online = fs.parse(f"{CPU}/online", lambda t: __import__("pynuma._native_bitmap").  # noqa: E501
+                          _native_bitmap.parse_cpulist(t))
+        return _native_fsread.scan(fs.root_fd, online, None, True, False)
+
+
+SHAPES = [
+    dict(),
+    dict(packages=2, nodes_per_package=2, cores_per_node=4, threads=2, offline=[5], memory_only_nodes=[3]),
+    dict(packages=1, nodes_per_package=1, cores_per_node=3, threads=4),
+    dict(packages=2, nodes_per_package=1, cores_per_node=2, threads=1, numa_dir=False),
+    dict(packages=2, nodes_per_package=2, cores_per_node=1, threads=2, node_ids=[0, 2, 5, 9]),
+    dict(packages=1, nodes_per_package=2, cores_per_node=2, new_names=False, caches=False),
+    dict(packages=1, nodes_per_package=1, cores_per_node=2, hugepages={}),
+    dict(packages=1, nodes_per_package=3, cores_per_node=1, distances=[[10, 21, 31], [21, 10, 21], [31, 21, 10]]),
+]
+
+
+@needs_native
+@pytest.mark.parametrize("shape", SHAPES, ids=[str(i) for i in range(len(SHAPES))])
+def test_regular_machines_take_the_scan_and_agree(tmp_path, shape):
+    root = Machine(**shape).write(tmp_path)
+    assert _native_scan(root) is not None  # a regular tree: the scan answers
+    outcome = _same_both_ways(root)
+    assert outcome[0] == "ok" and outcome[2] == ()
+
+
+# edits that make a tree unusual: the scan must decline, the answer stay the general path's
+EDITS = {
+    "garbage cache size": lambda r: put(r, f"{CPU}/cpu2/cache/index2/size", "lots\n"),
+    "tab-only cache size": lambda r: put(r, f"{CPU}/cpu2/cache/index1/size", "\t\n"),
+    "empty cache size": lambda r: put(r, f"{CPU}/cpu2/cache/index1/size", " \n"),
+    "no shared_cpu_map": lambda r: remove(r, f"{CPU}/cpu2/cache/index2/shared_cpu_map"),
+    "no cache level on the first cpu": lambda r: remove(r, f"{CPU}/cpu0/cache/index3/level"),
+    "odd cache type": lambda r: put(r, f"{CPU}/cpu0/cache/index0/type", "Trace\n"),
+    "lower-case cache type": lambda r: put(r, f"{CPU}/cpu0/cache/index0/type", "data\n"),
+    "garbage core_id": lambda r: put(r, f"{CPU}/cpu1/topology/core_id", "abc\n"),
+    "no core_id": lambda r: remove(r, f"{CPU}/cpu1/topology/core_id"),
+    "garbage core mask": lambda r: put(r, f"{CPU}/cpu1/topology/core_cpus", "xyz\n"),
+    "no core mask": lambda r: remove(r, f"{CPU}/cpu1/topology/core_cpus"),
+    "no topology dir": lambda r: remove(r, f"{CPU}/cpu3/topology"),
+    "no package mask on a leader": lambda r: remove(r, f"{CPU}/cpu4/topology/package_cpus"),
+    "garbage package id": lambda r: put(r, f"{CPU}/cpu4/topology/physical_package_id", "x\n"),
+    "negative package id": lambda r: put(r, f"{CPU}/cpu4/topology/physical_package_id", "-1\n"),
+    "no die files": lambda r: [remove(r, f"{CPU}/cpu{c}/topology/die_id") for c in range(16)],
+    "truncated meminfo": lambda r: put(r, f"{NODE}/node1/meminfo", "Node 1 MemTot"),
+    "meminfo without MemFree": lambda r: put(r, f"{NODE}/node1/meminfo", "Node 1 MemTotal: 1024 kB\n"),
+    "meminfo in MB": lambda r: put(r, f"{NODE}/node1/meminfo", "Node 1 MemTotal: 1024 MB\n"),
+    "no node cpulist": lambda r: remove(r, f"{NODE}/node0/cpulist"),
+    "no node cpulist or cpumap": lambda r: [remove(r, f"{NODE}/node0/{f}") for f in ("cpulist", "cpumap")],
+    "garbage node cpulist": lambda r: put(r, f"{NODE}/node0/cpulist", "3-1\n"),
+    "garbage hugepage count": lambda r: put(r, f"{NODE}/node0/hugepages/hugepages-2048kB/nr_hugepages", "?\n"),
+    "no hugepage total": lambda r: remove(r, f"{NODE}/node0/hugepages/hugepages-2048kB/nr_hugepages"),
+    "no free count": lambda r: remove(r, f"{NODE}/node0/hugepages/hugepages-2048kB/free_hugepages"),
+    "odd hugepage dir": lambda r: put(r, f"{NODE}/node0/hugepages/hugepages-x/nr_hugepages", "1\n"),
+    "short distance row": lambda r: put(r, f"{NODE}/node0/distance", "10\n"),
+    "one distance row missing": lambda r: remove(r, f"{NODE}/node1/distance"),
+    "every distance row missing": lambda r: [remove(r, f"{NODE}/node{n}/distance") for n in range(4)],
+    "distance row with a word": lambda r: put(r, f"{NODE}/node0/distance", "10 x 20 20\n"),
+    "a SLIT table": lambda r: put(r, "/sys/firmware/acpi/tables/SLIT", "not a table"),
+    "cpuset cgroup": lambda r: (put(r, "/proc/mounts", "cgroup /sys/fs/cgroup/cpuset cgroup rw,cpuset 0 0\n"),
+                                put(r, "/proc/self/cpuset", "/job\n"),
+                                put(r, "/sys/fs/cgroup/cpuset/job/cpuset.cpus", "0-5\n"),
+                                put(r, "/sys/fs/cgroup/cpuset/job/cpuset.mems", "0,2\n")),
+    "a PCI device": lambda r: put(r, "/sys/bus/pci/devices/0000:00:00.0/numa_node", "0\n"),
+    "odd name in node dir": lambda r: put(r, f"{NODE}/node01/cpulist", "0\n"),
+    "wide masks": lambda r: [put(r, f"{CPU}/cpu{c}/topology/core_cpus", cpumask([c], words=9) + "\n")
+                             for c in range(16) if c != 5],
+}
+
+
+@needs_native
+@pytest.mark.parametrize("name", sorted(EDITS))
+def test_unusual_trees_give_the_general_answer(tmp_path, name):
+    root = Machine(packages=2, nodes_per_package=2, cores_per_node=4, threads=2, offline=[5]).write(tmp_path)
+    EDITS[name](root)
+    _same_both_ways(root)
+
+
+@needs_native
+@settings(max_examples=40)
+@given(packages=st.integers(1, 3), nodes=st.integers(1, 2), cores=st.integers(1, 3), threads=st.integers(1, 2),
+       offline=st.sets(st.integers(0, 35), max_size=3), new_names=st.booleans(), caches=st.booleans(),
+       numa_dir=st.booleans(), edits=st.lists(st.sampled_from(sorted(EDITS)), max_size=2))
+def test_any_machine_either_way(tmp_path_factory, packages, nodes, cores, threads, offline, new_names, caches,
+                                numa_dir, edits):
+    machine = Machine(packages=packages, nodes_per_package=nodes, cores_per_node=cores, threads=threads,
+                      new_names=new_names, caches=caches, numa_dir=numa_dir)
+    machine.offline = {c for c in offline if 0 < c < len(machine.cpus)}  # keep CPU 0 online
+    root = machine.write(tmp_path_factory.mktemp("m"))
+    for name in edits:
+        try:
+            EDITS[name](root)
+        except OSError:
+            pass  # an edit of a file this shape does not have
+    _same_both_ways(root)
+
+
+@needs_native
+@pytest.mark.parametrize("shape", SHAPES[:3], ids=["0", "1", "2"])
+def test_native_scan_equals_its_pure_twin(tmp_path, shape):
+    from pynuma import _native_fsread, _pure_fsread
+
+    root = Machine(**shape).write(tmp_path)
+    with FsRoot(root) as fs:
+        reported = sum(1 << c for c in Machine(**shape).online)
+        for mems in (None, 0b1, 0b11):
+            native = _native_fsread.scan(fs.root_fd, reported, mems, True, False)
+            assert native is not None and native == _pure_fsread.scan(fs.root_fd, reported, mems, True, False)
+
+
+@needs_native
+def test_record_lists_what_the_scan_read(tmp_path):
+    root = Machine(packages=2, cores_per_node=2, threads=2).write(tmp_path)
+    disc.discover(root, record=True)
+    files, dirs = disc.last_record
+    assert f"{CPU}/cpu0/topology/core_cpus" in files and f"{CPU}/cpu1/topology/core_id" in files
+    assert f"{NODE}/node0/meminfo" in files and NODE in dirs and f"{CPU}/cpu0/cache" in dirs
+    assert sum(f.endswith("index3/shared_cpu_map") for f in files) == 2  # an L3 per node, each read once
+    assert all(f.startswith("/") for f in files + dirs)
