@@ -70,7 +70,9 @@ int pn_group_walk(int rootfd, const char *prefix, const char *suffix, const char
 /* ---- the regular-machine scanner (pn_scan.c) ------------------------------- */
 
 #define PN_SCAN_IRREGULAR 1            /* not a regular tree: use the general path */
+#define PN_SCAN_CGROUP 2               /* a cpuset cgroup may restrict the CPUs: resolve it, scan again */
 #define PN_SCAN_NONE INT64_MIN         /* a missing value (None) */
+#define PN_SCAN_PRE 8                  /* texts read before the scan proper (see pn_scan) */
 
 typedef struct {
     int64_t *values;      /* the answer, a stream of values (layout below) */
@@ -79,11 +81,19 @@ typedef struct {
     pn_buf recorded;      /* NUL-terminated entries one after the other */
     char *cpuinfo;        /* the first 4 KiB of /proc/cpuinfo when asked for (malloc'd) */
     ssize_t cpuinfo_len;  /* -1 when not read */
+    int have_pre;         /* pre_* hold the CPU set and cgroup texts */
+    pn_buf pre;
+    ssize_t pre_len[PN_SCAN_PRE];
+    size_t pre_off[PN_SCAN_PRE];
 } pn_scan_out;
 
 /* Read a regular machine's topology below `rootfd` for the reported CPUs
  * (`nwords` words) and, when `mems` is given, the allowed memory nodes.
- * Stream: W; ncpus, per CPU (id, package, die, cluster, core_id, core index);
+ * With reported == NULL the scan first reads the CPU sets and the cgroup
+ * files itself (texts in out->pre): PN_SCAN_CGROUP when a cpuset cgroup may
+ * apply; else every online CPU is reported.
+ * Stream: W; 1 and the sets (possible, present, online, offline, isolated:
+ * W words each) when the scan read them, else 0; ncpus, per CPU (id, package, die, cluster, core_id, core index);
  * ncores, per core W words; npackages, per package (id, W words); ncaches,
  * per cache (level, type 0/1/2 = Data/Instruction/Unified, size bytes, id,
  * W words); node dir flag, nnodes, per node (id, MemTotal, MemFree, W words,

@@ -741,6 +741,120 @@ static int dir_has_entries(scan_ctx *c, const char *dir, int *has)
     return rc;
 }
 
+/* Online CPUs without cpu/online: each cpuN directory is online unless its
+ * online file says 0 (a missing or empty file is online; anything else is
+ * for the general path to reject).  *listed gets every cpuN. */
+static int online_from_dirs(scan_ctx *c, uint64_t **online, size_t *ow, uint64_t **listed, size_t *lw)
+{
+    int64_t *ids = NULL;
+    size_t n = 0;
+    TRY(pathf(c, CPU_DIR));
+    TRY(list_ids(c, prefixed_id, "cpu", &ids, &n));
+    size_t w = n ? (size_t)ids[n - 1] / 64 + 1 : 1;
+    int rc = 0;
+    *online = calloc(w, 8);
+    *listed = calloc(w, 8);
+    *ow = *lw = w;
+    if (!*online || !*listed) rc = -ENOMEM;
+    for (size_t k = 0; k < n && !rc; k++) {
+        text_t t;
+        set_bit(*listed, (size_t)ids[k]);
+        if ((rc = pathf(c, CPU_DIR "/cpu%lld/online", (long long)ids[k]))
+            || (rc = read_path(c, 1 << 16, &t.len, &t.off)))
+            break;
+        const char *s = t.len >= 0 ? text_ptr(c, t) : NULL;
+        size_t len = t.len >= 0 ? (size_t)t.len : 0;
+        if (s) strip(&s, &len);
+        if (!s || !len || (len == 1 && s[0] == '1')) set_bit(*online, (size_t)ids[k]);
+        else if (!(len == 1 && s[0] == '0')) rc = IRREGULAR;
+    }
+    free(ids);
+    return rc;
+}
+
+/* The CPU sets and the cgroup files, as discovery reads them first:
+ * cpu/{online,possible,present,isolated,offline}, /proc/{mounts,self/cpuset,
+ * self/cgroup}.  Their texts go to out->pre (for the general path to reuse).
+ * PN_SCAN_CGROUP when /proc/mounts may hold a cpuset hierarchy (the caller
+ * resolves the cgroup and scans again with the reported CPUs). */
+static const char *const pre_paths[PN_SCAN_PRE] = {
+    CPU_DIR "/online", CPU_DIR "/possible", CPU_DIR "/present", CPU_DIR "/isolated", CPU_DIR "/offline",
+    "proc/mounts", "proc/self/cpuset", "proc/self/cgroup",
+};
+enum { S_ONLINE, S_POSSIBLE, S_PRESENT, S_ISOLATED, S_OFFLINE, S_MOUNTS };
+
+static int read_sets(scan_ctx *c, uint64_t **sets, size_t *W)
+{
+    pn_scan_out *o = c->out;
+    text_t t[PN_SCAN_PRE];
+    for (int k = 0; k < PN_SCAN_PRE; k++) {
+        TRY(pathf(c, "%s", pre_paths[k]));
+        TRY(read_path(c, k == S_MOUNTS ? (size_t)1 << 24 : (size_t)1 << 16, &t[k].len, &t[k].off));
+    }
+    /* keep the texts for the general path */
+    o->pre.len = 0;
+    for (int k = 0; k < PN_SCAN_PRE; k++) {
+        o->pre_len[k] = t[k].len;
+        o->pre_off[k] = o->pre.len;
+        if (t[k].len <= 0) continue;
+        if (o->pre.cap - o->pre.len < (size_t)t[k].len) {
+            size_t nc = o->pre.cap ? o->pre.cap : 4096;
+            while (nc - o->pre.len < (size_t)t[k].len) nc *= 2;
+            char *nd = realloc(o->pre.data, nc);
+            if (!nd) return -ENOMEM;
+            o->pre.data = nd;
+            o->pre.cap = nc;
+        }
+        memcpy(o->pre.data + o->pre.len, text_ptr(c, t[k]), (size_t)t[k].len);
+        o->pre.len += (size_t)t[k].len;
+    }
+    o->have_pre = 1;
+    if (t[S_MOUNTS].len > 0) {
+        const char *m = text_ptr(c, t[S_MOUNTS]);
+        size_t ml = (size_t)t[S_MOUNTS].len;
+        if (memmem(m, ml, "cgroup", 6) || memmem(m, ml, "cpuset", 6)) return PN_SCAN_CGROUP;
+    }
+    /* parse every set at its own width first */
+    uint64_t *raw[5] = { 0 }, *listed = NULL;
+    size_t rw[5] = { 0 }, lw = 0;
+    pn_parse_err err;
+    int rc = 0;
+    int have[5];
+    for (int k = 0; k < 5; k++) have[k] = t[k].len >= 0;
+    for (int k = 0; k < 5 && !rc; k++) {
+        if (!have[k]) continue;
+        rc = pn_cpulist_parse(text_ptr(c, t[k]), (size_t)t[k].len, &raw[k], &rw[k], &err);
+        if (rc == -EINVAL) rc = IRREGULAR;
+    }
+    if (!rc && !have[S_ONLINE]) {
+        /* no cpu/online: every cpuN whose online file is not "0" (old kernels); cpuN
+         * directories make possible and present when those files are missing too */
+        rc = online_from_dirs(c, &raw[S_ONLINE], &rw[S_ONLINE], &listed, &lw);
+    }
+    size_t w = 1;
+    for (int k = 0; k < 5; k++) if (rw[k] > w) w = rw[k];
+    if (lw > w) w = lw;
+    for (int k = 0; k < 5 && !rc; k++) {
+        sets[k] = calloc(w, 8);
+        if (!sets[k]) rc = -ENOMEM;
+        else if (raw[k]) memcpy(sets[k], raw[k], rw[k] * 8);
+    }
+    if (!rc) {
+        /* the defaults of a missing file: possible = online, present = possible,
+         * offline = present - online, isolated = none */
+        if (!have[S_ONLINE] && !have[S_POSSIBLE]) { memcpy(sets[S_POSSIBLE], listed, lw * 8); have[S_POSSIBLE] = 1; }
+        if (!have[S_ONLINE] && !have[S_PRESENT]) { memcpy(sets[S_PRESENT], listed, lw * 8); have[S_PRESENT] = 1; }
+        if (!have[S_POSSIBLE]) memcpy(sets[S_POSSIBLE], sets[S_ONLINE], w * 8);
+        if (!have[S_PRESENT]) memcpy(sets[S_PRESENT], sets[S_POSSIBLE], w * 8);
+        if (t[S_OFFLINE].len < 0)
+            for (size_t i = 0; i < w; i++) sets[S_OFFLINE][i] = sets[S_PRESENT][i] & ~sets[S_ONLINE][i];
+    }
+    for (int k = 0; k < 5; k++) free(raw[k]);
+    free(listed);
+    *W = w;
+    return rc;
+}
+
 int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
             int want_cpuinfo, pn_scan_out *out)
 {
@@ -748,13 +862,27 @@ int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t 
     scan_ctx *c = &ctx;
     cpu_table t = { 0 };
     uint64_t one = 0;
+    uint64_t *sets[5] = { 0 };
     int rc = 0;
-    if (!nwords) c->reported = &one;
     out->len = 0;
     out->cpuinfo_len = -1;
-    TRY(emit(c, (int64_t)c->W));
+    if (!reported) {
+        size_t w = 1;
+        if ((rc = read_sets(c, sets, &w))) goto done;
+        c->W = w;
+        c->reported = sets[S_ONLINE];
+    } else if (!nwords) {
+        c->reported = &one;
+    }
+    if ((rc = emit(c, (int64_t)c->W)) || (rc = emit(c, !reported))) goto done;
+    if (!reported) {
+        /* possible, present, online, offline, isolated */
+        static const int order[5] = { S_POSSIBLE, S_PRESENT, S_ONLINE, S_OFFLINE, S_ISOLATED };
+        for (int k = 0; k < 5; k++)
+            if ((rc = emit_bits(c, sets[order[k]]))) goto done;
+    }
     for (size_t i = 0; i < c->W; i++) t.n += (size_t)__builtin_popcountll(c->reported[i]);
-    if (!t.n) return IRREGULAR; /* nothing to report: the general path says what is left */
+    if (!t.n) { rc = IRREGULAR; goto done; } /* nothing to report: the general path says what is left */
     size_t n = t.n;
     t.ids = malloc(n * sizeof *t.ids);
     t.core_id = malloc(n * sizeof(int64_t));
@@ -800,6 +928,7 @@ done:
     free(t.members);
     free(t.package_ids);
     free(t.package_cpus.w);
+    for (int k = 0; k < 5; k++) free(sets[k]);
     free(c->text.data);
     return rc;
 }

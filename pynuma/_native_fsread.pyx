@@ -57,10 +57,16 @@ cdef extern from "pn.h" nogil:
         pn_buf recorded
         char *cpuinfo
         ssize_t cpuinfo_len
+        int have_pre
+        pn_buf pre
+        ssize_t pre_len[8]
+        size_t pre_off[8]
     int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
                 int want_cpuinfo, pn_scan_out *out)
     enum:
         PN_SCAN_IRREGULAR
+        PN_SCAN_CGROUP
+        PN_SCAN_PRE
     int64_t PN_SCAN_NONE
     ssize_t pn_list_at(int rootfd, const char *path, pn_buf *out)
     int pn_kind_at(int rootfd, const char *path)
@@ -343,20 +349,29 @@ cdef class _Stream:
 
 
 def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
-    """A regular machine's topology in one pass, or ``None`` when the tree is not regular.
+    """A regular machine's topology in one pass: ``(status, answer, pre, recorded)``.
 
-    ``reported``: the CPUs to report (bitmap); ``mems``: the allowed memory
-    nodes (bitmap) or ``None``.  Returns ``(cpus, cores, packages, caches,
-    node_dir, nodes, distances, devices_present, cpuinfo_head, recorded)``:
-    cpus ``[(id, package, die, cluster, core_id, core index)]``, cores
-    ``[members]``, packages ``[(id, cpus)]``, caches ``[(level, type, size,
-    id, cpus)]``, nodes ``[(id, MemTotal, MemFree, cpus, [(size kB, total,
-    free, surplus, reserved)])]``, distances ``None`` or a square tuple of
-    rows, cpuinfo_head ``None`` unless asked for, recorded ``None`` or
-    ``(files, dirs)``.  Whenever it answers, the answer is the general
-    path's (``pynuma/_pure_fsread.py``).
+    ``reported``: the CPUs to report (bitmap), or ``None`` to read the CPU
+    sets here too (every online CPU is then reported, unless a cpuset cgroup
+    may apply: status ``"cgroup"``); ``mems``: the allowed memory nodes
+    (bitmap) or ``None``.  ``status`` is ``"ok"``, ``"cgroup"`` or
+    ``"irregular"`` (the tree needs the general path).  ``pre`` is ``None``
+    or the texts of cpu/{online,possible,present,isolated,offline} and
+    /proc/{mounts,self/cpuset,self/cgroup} (``None`` where unreadable), for
+    the general path to reuse; ``recorded`` is ``(files, dirs)`` read and
+    listed when ``record``, else ``None``.
+
+    ``answer`` (status ``"ok"``): ``(sets, cpus, cores, packages, caches,
+    node_dir, nodes, distances, devices_present, cpuinfo_head)``: sets
+    ``None`` or ``(possible, present, online, offline, isolated)`` bitmaps;
+    cpus ``[(id, package, die, cluster, core_id, core index)]``; cores
+    ``[members]``; packages ``[(id, cpus)]``; caches ``[(level, type, size,
+    id, cpus)]``; nodes ``[(id, MemTotal, MemFree, cpus, [(size kB, total,
+    free, surplus, reserved)])]``; distances ``None`` or a square tuple of
+    rows; cpuinfo_head ``None`` unless asked for.  Whenever it answers, the
+    answer is the general path's (``pynuma/_pure_fsread.py``).
     """
-    cdef size_t W = (reported.bit_length() + 63) // 64 if reported > 0 else 1
+    cdef size_t W = 1
     cdef size_t MW = 0
     cdef uint64_t *creported = NULL
     cdef uint64_t *cmems = NULL
@@ -364,12 +379,14 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
     cdef int rc
     cdef _Stream st
     cdef size_t i, k, n, pos, ln
-    if reported < 0 or (mems is not None and mems < 0):
+    if (reported is not None and reported < 0) or (mems is not None and mems < 0):
         raise ValueError("negative bitmap")
     memset(&out, 0, sizeof(out))
     out.record = record
     try:
-        creported = _words_of(reported, W)
+        if reported is not None:
+            W = (reported.bit_length() + 63) // 64 if reported > 0 else 1
+            creported = _words_of(reported, W)
         if mems is not None:
             MW = (mems.bit_length() + 63) // 64 if mems > 0 else 1
             cmems = _words_of(mems, MW)
@@ -377,13 +394,32 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
             rc = pn_scan(rootfd, creported, W, cmems, MW, want_cpuinfo, &out)
         if rc == -12:
             raise MemoryError()
-        if rc == PN_SCAN_IRREGULAR:
-            return None
         if rc < 0:
             raise _oserror(rc, "/")
+        pre = None
+        if out.have_pre:
+            pre = tuple(PyUnicode_DecodeUTF8(out.pre.data + out.pre_off[k], out.pre_len[k], "replace")
+                        if out.pre_len[k] >= 0 else None for k in range(PN_SCAN_PRE))
+        recorded = None
+        if record:
+            files, dirs = [], []
+            pos = 0
+            while pos < out.recorded.len:
+                ln = c_strlen(out.recorded.data + pos)
+                entry = PyUnicode_DecodeUTF8(out.recorded.data + pos + 1, ln - 1, "surrogateescape")
+                (files if out.recorded.data[pos] == b'F' else dirs).append(entry)
+                pos += ln + 1
+            recorded = (files, dirs)
+        if rc == PN_SCAN_IRREGULAR:
+            return "irregular", None, pre, recorded
+        if rc == PN_SCAN_CGROUP:
+            return "cgroup", None, pre, recorded
         st = _Stream()
         st.v = out.values
         st.W = <size_t>st.next()
+        sets = None
+        if st.next():
+            sets = (st.bits(), st.bits(), st.bits(), st.bits(), st.bits())
         n = <size_t>st.next()
         cpus = [(st.next(), st.opt(), st.opt(), st.opt(), st.opt(), st.next()) for i in range(n)]
         n = <size_t>st.next()
@@ -405,23 +441,15 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
         cpuinfo = None
         if out.cpuinfo_len >= 0:
             cpuinfo = PyUnicode_DecodeUTF8(out.cpuinfo, out.cpuinfo_len, "replace")
-        recorded = None
-        if record:
-            files, dirs = [], []
-            pos = 0
-            while pos < out.recorded.len:
-                ln = c_strlen(out.recorded.data + pos)
-                entry = PyUnicode_DecodeUTF8(out.recorded.data + pos + 1, ln - 1, "surrogateescape")
-                (files if out.recorded.data[pos] == b'F' else dirs).append(entry)
-                pos += ln + 1
-            recorded = (files, dirs)
-        return cpus, cores, packages, caches, node_dir, nodes, distances, devices_present, cpuinfo, recorded
+        answer = (sets, cpus, cores, packages, caches, node_dir, nodes, distances, devices_present, cpuinfo)
+        return "ok", answer, pre, recorded
     finally:
         free(creported)
         free(cmems)
         free(out.values)
         free(out.recorded.data)
         free(out.cpuinfo)
+        free(out.pre.data)
 
 
 def list_at(int rootfd, path) -> list:

@@ -205,25 +205,29 @@ def group_walk(rootfd: int, prefix: str, suffix: str, names: tuple, mask_index: 
     return entries, True
 
 
-def scan(rootfd: int, reported: int, mems, want_cpuinfo: bool, record: bool):
-    """A regular machine's topology in one pass, or ``None`` when the tree is not regular.
+def scan(rootfd: int, reported, mems, want_cpuinfo: bool, record: bool):
+    """A regular machine's topology in one pass: ``(status, answer, pre, recorded)``.
 
     The twin of the native scanner (``native/pn_scan.c``), computed by
-    discovery's general path: ``None`` wherever that path warns or fails.
-    The native scanner declines more trees than this (anything unusual);
-    whenever it answers, its answer equals this one.  See
-    ``pynuma._native_fsread.scan`` for the form of the answer.
+    discovery's general path: status ``"irregular"`` wherever that path
+    warns or fails.  The native scanner declines more trees than this
+    (anything unusual); whenever it answers, its answer equals this one.
+    See ``pynuma._native_fsread.scan`` for the form of the result.
     """
-    from .discover._regular import general_scan
+    from .discover._regular import PRE_PATHS, general_scan, may_have_cpuset
     from .fsroot import FsRoot
 
-    if reported < 0 or (mems is not None and mems < 0):
+    if (reported is not None and reported < 0) or (mems is not None and mems < 0):
         raise ValueError("negative bitmap")
     fs = FsRoot.borrow(rootfd, record=record)
-    raw = general_scan(fs, reported, mems, want_cpuinfo)
-    if raw is None or not record:
-        return raw
-    return raw[:-1] + ((list(fs.files_read), list(fs.dirs_listed)),)
+    pre = None
+    if reported is None:
+        pre = tuple(read_many_text(rootfd, PRE_PATHS[:5]) + read_many_text(rootfd, PRE_PATHS[5:], 1 << 24))
+        if fs.files_read is not None:
+            fs.files_read.extend(PRE_PATHS)
+    status, answer = general_scan(fs, reported, mems, want_cpuinfo, pre)
+    recorded = (list(fs.files_read), list(fs.dirs_listed)) if record else None
+    return status, answer, pre, recorded
 
 
 def list_at(rootfd: int, path: str) -> list:

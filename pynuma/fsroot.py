@@ -110,14 +110,14 @@ class FsRoot:
         except OSError:
             return None
 
-    def read_many(self, paths: Iterable[str]) -> List[Optional[str]]:
-        """Texts of many small files in one native call; ``None`` where one failed."""
+    def read_many(self, paths: Iterable[str], limit: int = 1 << 16) -> List[Optional[str]]:
+        """Texts of many small files (at most ``limit`` bytes each) in one native call; ``None`` where one failed."""
         if type(paths) is not list:
             paths = list(paths)
         if self.files_read is not None:
             self.files_read.extend(paths)
         # absolute paths as they are: the reader resolves them inside the root
-        return _read_many_text(self._fd, paths)
+        return _read_many_text(self._fd, paths, limit)
 
     def group_walk(self, prefix: str, suffix: str, names: tuple, mask_index: int, reported: int,
                    remaining: int) -> Tuple[List[Tuple[int, List[Optional[str]], Optional[int]]], bool]:
@@ -136,18 +136,21 @@ class FsRoot:
                                    for name in names)
         return entries, complete
 
-    def scan(self, reported: int, mems: Optional[int]):
-        """A regular machine's whole topology in one pass (see ``pynuma.discover._regular``), or ``None``.
+    def scan(self, reported: Optional[int], mems: Optional[int]):
+        """A regular machine's whole topology in one pass: ``(status, answer, pre)``.
 
-        ``reported``: the CPUs to report (bitmap); ``mems``: the allowed
-        memory nodes (bitmap) or ``None`` for all.
+        See ``pynuma.discover._regular`` and ``pynuma._native_fsread.scan``:
+        ``reported`` ``None`` reads the CPU sets too; status ``"ok"``,
+        ``"cgroup"`` (resolve the cpuset cgroup, then scan with the reported
+        CPUs) or ``"irregular"`` (use the general path); ``pre`` the texts
+        read before the scan proper, for the general path to reuse.
         """
-        raw = _fsread.scan(self._fd, reported, mems, not self.is_host, self.files_read is not None)
-        if raw is not None and self.files_read is not None:
-            files, dirs = raw[-1]
-            self.files_read.extend(files)
-            self.dirs_listed.extend(dirs)
-        return raw
+        status, answer, pre, recorded = _fsread.scan(self._fd, reported, mems, not self.is_host,
+                                                     self.files_read is not None)
+        if recorded is not None:
+            self.files_read.extend(recorded[0])
+            self.dirs_listed.extend(recorded[1])
+        return status, answer, pre
 
     def read_required(self, path: str) -> str:
         """Text of a file, or a :class:`PynumaError` naming it."""

@@ -43,18 +43,19 @@ def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
     global last_record
     fs = root if isinstance(root, FsRoot) else FsRoot(root, record=record)
     warnings: List[str] = []
-    sets = _cpus.read_cpu_sets(fs, warnings)
-    allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings)
-    reported = sets.online if allowed_cpus is None else sets.online & allowed_cpus
-
+    status = pre = None
     if _SCAN:
         # a regular tree in one native pass; anything unusual goes the general way below
-        raw = fs.scan(reported, allowed_mems)
-        if raw is not None:
-            result = _regular.assemble(fs, sets, reported, raw, warnings, _guess_arch_memo)
-            if fs.files_read is not None:
-                last_record = (list(fs.files_read), list(fs.dirs_listed or ()))
-            return result
+        status, answer, pre = fs.scan(None, None)
+        if status == "ok":
+            return _finish(fs, _regular.assemble(fs, None, 0, answer, warnings, _guess_arch_memo))
+    sets = _cpus.read_cpu_sets(fs, warnings, pre and pre[:5])
+    allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings, pre and pre[5:])
+    reported = sets.online if allowed_cpus is None else sets.online & allowed_cpus
+    if status == "cgroup":
+        status, answer, _ = fs.scan(reported, allowed_mems)
+        if status == "ok":
+            return _finish(fs, _regular.assemble(fs, sets, reported, answer, warnings, _guess_arch_memo))
 
     topo = _cpus.read_topology(fs, reported, warnings)
     reported = topo.reported
@@ -101,6 +102,11 @@ def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
         net_interfaces,
         tuple(warnings),
     )
+    return _finish(fs, result)
+
+
+def _finish(fs: FsRoot, result: Topology) -> Topology:
+    global last_record
     if fs.files_read is not None:
         last_record = (list(fs.files_read), list(fs.dirs_listed or ()))
     return result

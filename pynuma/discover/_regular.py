@@ -20,10 +20,14 @@ _from_bits = CPUSet.from_bits
 _EMPTY = MappingProxyType({})
 
 
-def assemble(fs, sets, reported: int, raw, warnings: List[str], arch_of) -> Topology:
-    """The topology from ``FsRoot.scan``'s answer, plus the CPU sets read before it."""
-    (cpus_raw, cores, packages_raw, caches_raw, _node_dir, nodes_raw, matrix, devices_present, cpuinfo,
-     _recorded) = raw
+def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> Topology:
+    """The topology from ``FsRoot.scan``'s answer; ``sets``/``reported`` when the scan did not read the sets."""
+    (scan_sets, cpus_raw, cores, packages_raw, caches_raw, _node_dir, nodes_raw, matrix, devices_present,
+     cpuinfo) = answer
+    if scan_sets is not None:
+        possible, present, reported, offline, isolated = scan_sets
+    else:
+        possible, present, offline, isolated = sets.possible, sets.present, sets.offline, sets.isolated
     nodes = []
     for node_id, total, free, bits, pools_raw in nodes_raw:
         pools = MappingProxyType({size: HugepagePool(size, p_total, p_free, surplus, reserved)
@@ -60,11 +64,11 @@ def assemble(fs, sets, reported: int, raw, warnings: List[str], arch_of) -> Topo
         arch = "unknown" if cpuinfo is None else arch_of(cpuinfo)
     return Topology(
         arch,
-        _from_bits(sets.possible),
-        _from_bits(sets.present),
+        _from_bits(possible),
+        _from_bits(present),
         _from_bits(reported),
-        _from_bits(sets.offline),
-        _from_bits(sets.isolated & reported),
+        _from_bits(offline),
+        _from_bits(isolated & reported),
         cpu_records,
         tuple(Package(pid, _from_bits(bits)) for pid, bits in packages_raw),
         len(cores),
@@ -77,16 +81,40 @@ def assemble(fs, sets, reported: int, raw, warnings: List[str], arch_of) -> Topo
     )
 
 
-def general_scan(fs, reported: int, mems: Optional[int], want_cpuinfo: bool):
-    """``FsRoot.scan``'s answer computed by the general path; ``None`` where it warns or fails."""
+#: what discovery reads before anything else: the CPU sets, then the cgroup files
+PRE_PATHS = ["/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
+             "/sys/devices/system/cpu/present", "/sys/devices/system/cpu/isolated",
+             "/sys/devices/system/cpu/offline", "/proc/mounts", "/proc/self/cpuset", "/proc/self/cgroup"]
+
+
+def may_have_cpuset(mounts: Optional[str]) -> bool:
+    """Whether ``/proc/mounts`` may name a cpuset hierarchy (then the cgroup must be resolved)."""
+    return mounts is not None and ("cgroup" in mounts or "cpuset" in mounts)
+
+
+def general_scan(fs, reported: Optional[int], mems: Optional[int], want_cpuinfo: bool, pre=None):
+    """``FsRoot.scan``'s ``(status, answer)`` computed by the general path.
+
+    With ``reported`` ``None`` the CPU sets come from ``pre`` (their texts)
+    and every online CPU is reported, unless a cpuset cgroup may apply
+    (status ``"cgroup"``).  Status ``"irregular"`` where the general path
+    warns or fails.
+    """
     from ..errors import ParseError
     from . import caches as _caches, cpus as _cpus, distances as _distances, numa as _numa
 
     warnings: List[str] = []
+    sets_out = None
     try:
+        if reported is None:
+            if may_have_cpuset(pre[5]):
+                return "cgroup", None
+            sets = _cpus.read_cpu_sets(fs, warnings, pre[:5])
+            reported = sets.online
+            sets_out = (sets.possible, sets.present, sets.online, sets.offline, sets.isolated)
         topo = _cpus.read_topology(fs, reported, warnings)
-        if topo.reported != reported:
-            return None
+        if topo.reported != reported or not reported:
+            return "irregular", None
         cpu_ids = sorted(topo.core_key)
         core_of, core_members = _cpus.number_cores(cpu_ids, topo.core_key)
         all_ids = _numa.list_node_ids(fs)
@@ -99,9 +127,9 @@ def general_scan(fs, reported: int, mems: Optional[int], want_cpuinfo: bool):
             distances = None
         caches = _caches.read_caches(fs, reported, warnings)
     except ParseError:
-        return None
+        return "irregular", None
     if warnings or (distances is not None and distances.source != "sysfs"):
-        return None
+        return "irregular", None
     devices_present = bool(fs.listdir("/sys/bus/pci/devices") or fs.listdir("/sys/class/net"))
     cpuinfo = None
     if want_cpuinfo:
@@ -111,7 +139,8 @@ def general_scan(fs, reported: int, mems: Optional[int], want_cpuinfo: bool):
             pass
     cpus = [(c, topo.package.get(c), topo.die.get(c), topo.cluster.get(c), topo.core_id.get(c), core_of[c])
             for c in cpu_ids]
-    return (
+    return "ok", (
+        sets_out,
         cpus,
         [core_members[n] for n in range(len(core_members))],
         [(pid, bits) for pid, bits in topo.packages],
@@ -122,5 +151,4 @@ def general_scan(fs, reported: int, mems: Optional[int], want_cpuinfo: bool):
         None if distances is None else distances.matrix,
         devices_present,
         cpuinfo,
-        None,
     )

@@ -13,7 +13,7 @@ are read per CPU.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import _impl
 from ..errors import ParseError
@@ -59,11 +59,18 @@ def _cpulist(fs, path: str, text: str) -> int:
         raise ParseError(fs.host_path(path), str(err)) from None
 
 
-def read_cpu_sets(fs, warnings: List[str]) -> CpuSets:
-    """possible/present/online/offline/isolated CPUs (before the cgroup restriction)."""
-    names = ("online", "possible", "present", "isolated", "offline")
-    paths = [f"{CPU_DIR}/{n}" for n in names]
-    texts = dict(zip(names, fs.read_many(paths)))
+_SET_NAMES = ("online", "possible", "present", "isolated", "offline")
+_SET_PATHS = [f"{CPU_DIR}/{n}" for n in _SET_NAMES]
+
+
+def read_cpu_sets(fs, warnings: List[str], texts: Optional[Sequence[Optional[str]]] = None) -> CpuSets:
+    """possible/present/online/offline/isolated CPUs (before the cgroup restriction).
+
+    ``texts``: the five files' texts (online, possible, present, isolated,
+    offline) when the caller already read them.
+    """
+    names, paths = _SET_NAMES, _SET_PATHS
+    texts = dict(zip(names, fs.read_many(paths) if texts is None else texts))
     sets: Dict[str, Optional[int]] = {}
     for name, path in zip(names, paths):
         text = texts[name]

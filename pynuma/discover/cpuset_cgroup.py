@@ -9,7 +9,7 @@ name or no file means no restriction (``None``).  This is hwloc's default.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from .. import _impl
 from ..errors import ParseError
@@ -71,9 +71,18 @@ def cgroup_name(fs, cpuset_text=_UNREAD, cgroup_text=_UNREAD) -> Optional[str]:
     return None
 
 
-def allowed(fs, warnings: List[str]) -> Tuple[Optional[int], Optional[int]]:
-    """(allowed CPUs bitmap, allowed memory nodes bitmap); ``None`` where unrestricted."""
-    mounts, cpuset, cgroup = fs.read_many(["/proc/mounts", "/proc/self/cpuset", "/proc/self/cgroup"])
+_PROC_FILES = ["/proc/mounts", "/proc/self/cpuset", "/proc/self/cgroup"]
+MOUNTS_LIMIT = 1 << 24  # a busy node's mount table (a few per pod) runs past 64 KiB
+
+
+def allowed(fs, warnings: List[str], texts: Optional[Sequence[Optional[str]]] = None
+            ) -> Tuple[Optional[int], Optional[int]]:
+    """(allowed CPUs bitmap, allowed memory nodes bitmap); ``None`` where unrestricted.
+
+    ``texts``: /proc/mounts, /proc/self/cpuset and /proc/self/cgroup when
+    the caller already read them.
+    """
+    mounts, cpuset, cgroup = fs.read_many(_PROC_FILES, MOUNTS_LIMIT) if texts is None else texts
     mount = find_mount(fs, mounts)
     if mount is None:
         return None, None

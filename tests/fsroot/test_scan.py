@@ -41,12 +41,11 @@ def _same_both_ways(root):
 
 
 def _native_scan(root):
+    """The native scan's status on a tree (reading the CPU sets itself)."""
     from pynuma import _native_fsread
 
     with FsRoot(str(root)) as fs:
-        online = fs.parse(f"{CPU}/online", lambda t: __import__("pynuma._native_bitmap").  # noqa: E501
-                          _native_bitmap.parse_cpulist(t))
-        return _native_fsread.scan(fs.root_fd, online, None, True, False)
+        return _native_fsread.scan(fs.root_fd, None, None, True, False)[0]
 
 
 SHAPES = [
@@ -58,6 +57,7 @@ SHAPES = [
     dict(packages=1, nodes_per_package=2, cores_per_node=2, new_names=False, caches=False),
     dict(packages=1, nodes_per_package=1, cores_per_node=2, hugepages={}),
     dict(packages=1, nodes_per_package=3, cores_per_node=1, distances=[[10, 21, 31], [21, 10, 21], [31, 21, 10]]),
+    dict(packages=1, nodes_per_package=1, cores_per_node=4, offline=[2], online_file=False),
 ]
 
 
@@ -65,7 +65,7 @@ SHAPES = [
 @pytest.mark.parametrize("shape", SHAPES, ids=[str(i) for i in range(len(SHAPES))])
 def test_regular_machines_take_the_scan_and_agree(tmp_path, shape):
     root = Machine(**shape).write(tmp_path)
-    assert _native_scan(root) is not None  # a regular tree: the scan answers
+    assert _native_scan(root) == "ok"  # a regular tree: the scan answers
     outcome = _same_both_ways(root)
     assert outcome[0] == "ok" and outcome[2] == ()
 
@@ -108,6 +108,11 @@ EDITS = {
                                 put(r, "/sys/fs/cgroup/cpuset/job/cpuset.cpus", "0-5\n"),
                                 put(r, "/sys/fs/cgroup/cpuset/job/cpuset.mems", "0,2\n")),
     "a PCI device": lambda r: put(r, "/sys/bus/pci/devices/0000:00:00.0/numa_node", "0\n"),
+    "no cpu/online, a garbage cpuN/online": lambda r: (remove(r, f"{CPU}/online"), put(r, f"{CPU}/cpu3/online", "2\n")),
+    "no cpu/online, an empty cpuN/online": lambda r: (remove(r, f"{CPU}/online"), put(r, f"{CPU}/cpu3/online", "\n")),
+    "no cpu/online nor possible": lambda r: (remove(r, f"{CPU}/online"), remove(r, f"{CPU}/possible")),
+    "garbage possible": lambda r: put(r, f"{CPU}/possible", "0-\n"),
+    "no offline file": lambda r: remove(r, f"{CPU}/offline"),
     "odd name in node dir": lambda r: put(r, f"{NODE}/node01/cpulist", "0\n"),
     "wide masks": lambda r: [put(r, f"{CPU}/cpu{c}/topology/core_cpus", cpumask([c], words=9) + "\n")
                              for c in range(16) if c != 5],
@@ -126,11 +131,11 @@ def test_unusual_trees_give_the_general_answer(tmp_path, name):
 @settings(max_examples=40)
 @given(packages=st.integers(1, 3), nodes=st.integers(1, 2), cores=st.integers(1, 3), threads=st.integers(1, 2),
        offline=st.sets(st.integers(0, 35), max_size=3), new_names=st.booleans(), caches=st.booleans(),
-       numa_dir=st.booleans(), edits=st.lists(st.sampled_from(sorted(EDITS)), max_size=2))
+       numa_dir=st.booleans(), online_file=st.booleans(), edits=st.lists(st.sampled_from(sorted(EDITS)), max_size=2))
 def test_any_machine_either_way(tmp_path_factory, packages, nodes, cores, threads, offline, new_names, caches,
-                                numa_dir, edits):
+                                numa_dir, online_file, edits):
     machine = Machine(packages=packages, nodes_per_package=nodes, cores_per_node=cores, threads=threads,
-                      new_names=new_names, caches=caches, numa_dir=numa_dir)
+                      new_names=new_names, caches=caches, numa_dir=numa_dir, online_file=online_file)
     machine.offline = {c for c in offline if 0 < c < len(machine.cpus)}  # keep CPU 0 online
     root = machine.write(tmp_path_factory.mktemp("m"))
     for name in edits:
@@ -142,16 +147,31 @@ def test_any_machine_either_way(tmp_path_factory, packages, nodes, cores, thread
 
 
 @needs_native
-@pytest.mark.parametrize("shape", SHAPES[:3], ids=["0", "1", "2"])
+@pytest.mark.parametrize("shape", SHAPES[:3] + SHAPES[-1:], ids=["0", "1", "2", "no-online-file"])
 def test_native_scan_equals_its_pure_twin(tmp_path, shape):
     from pynuma import _native_fsread, _pure_fsread
 
     root = Machine(**shape).write(tmp_path)
     with FsRoot(root) as fs:
         reported = sum(1 << c for c in Machine(**shape).online)
-        for mems in (None, 0b1, 0b11):
-            native = _native_fsread.scan(fs.root_fd, reported, mems, True, False)
-            assert native is not None and native == _pure_fsread.scan(fs.root_fd, reported, mems, True, False)
+        for args in ((None, None), (reported, None), (reported, 0b1), (reported, 0b11)):
+            native = _native_fsread.scan(fs.root_fd, *args, True, True)
+            pure = _pure_fsread.scan(fs.root_fd, *args, True, True)
+            assert native[0] == "ok" and native[:3] == pure[:3]
+            assert set(native[3][0]) <= set(pure[3][0])  # the general path may read a file more than once
+
+
+@needs_native
+def test_cgroup_mounts_make_the_caller_resolve_the_cpuset(tmp_path):
+    from pynuma import _native_fsread, _pure_fsread
+
+    root = Machine(packages=2, cores_per_node=2).write(tmp_path)
+    put(root, "/proc/mounts", "cgroup /sys/fs/cgroup/cpuset cgroup rw,cpuset 0 0\n")
+    with FsRoot(root) as fs:
+        for module in (_native_fsread, _pure_fsread):
+            status, answer, pre, _ = module.scan(fs.root_fd, None, None, True, False)
+            assert (status, answer) == ("cgroup", None)
+            assert pre[0] == "0-3\n" and pre[5].startswith("cgroup ")
 
 
 @needs_native
