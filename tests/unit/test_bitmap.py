@@ -144,3 +144,18 @@ def test_native_and_pure_accept_and_reject_alike(text):
     pure, native = IMPLS["pure"], IMPLS["native"]
     assert _outcome(native.parse_cpulist, text) == _outcome(pure.parse_cpulist, text)
     assert _outcome(native.parse_cpumask, text) == _outcome(pure.parse_cpumask, text)
+
+
+# the kernel's 8-digit word form, and near misses of it (the native parser takes a short cut for it)
+kernel_words = st.lists(st.one_of(st.just("00000000"), st.text(alphabet="0123456789abcdefABCDEF", min_size=8,
+                                                                max_size=8),
+                                  st.text(alphabet="0123456789afxg ,", min_size=7, max_size=9)),
+                        min_size=1, max_size=20).map(",".join)
+
+
+@pytest.mark.skipif("native" not in IMPLS, reason="native bitmap not built")
+@settings(max_examples=300, deadline=None)
+@given(text=kernel_words, tail=st.sampled_from(["", "\n", " \n", "\x00"]))
+def test_kernel_form_masks_parse_alike(text, tail):
+    pure, native = IMPLS["pure"], IMPLS["native"]
+    assert _outcome(native.parse_cpumask, text + tail) == _outcome(pure.parse_cpumask, text + tail)
