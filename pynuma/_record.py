@@ -21,6 +21,7 @@ from collections import deque
 from itertools import repeat
 
 _set = object.__setattr__
+_new = object.__new__
 _consume = deque(maxlen=0).extend  # runs an iterator to its end, keeping nothing
 
 
@@ -73,6 +74,13 @@ class Record:
             _consume(map(_set, repeat(self), fields, args))
         else:
             _init_slow(self, args, kwargs)
+
+    @classmethod
+    def _make(cls, values):
+        """A record from all its field values, in order, without argument checks (for bulk builders)."""
+        self = _new(cls)
+        _consume(map(_set, repeat(self), cls._fields, values))
+        return self
 
     def __setattr__(self, name, value):
         raise AttributeError(f"{type(self).__name__} is immutable")

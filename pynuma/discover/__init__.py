@@ -22,11 +22,6 @@ from .. import _impl
 from ..cpuset import CPUSet
 from ..fsroot import FsRoot
 from ..model import CPU, Package, Topology
-from . import caches as _caches
-from . import cpus as _cpus
-from . import cpuset_cgroup as _cgroup
-from . import distances as _distances
-from . import numa as _numa
 from . import _regular
 
 __all__ = ["discover", "last_record"]
@@ -40,22 +35,30 @@ last_record: Optional[Tuple[List[str], List[str]]] = None
 
 def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
     """Discover CPUs, caches, NUMA nodes, memory, hugepages and distances under ``root``."""
-    global last_record
     fs = root if isinstance(root, FsRoot) else FsRoot(root, record=record)
     warnings: List[str] = []
     status = pre = None
     if _SCAN:
-        # a regular tree in one native pass; anything unusual goes the general way below
+        # a regular tree in one native pass; anything unusual goes the general way
         status, answer, pre = fs.scan(None, None)
         if status == "ok":
             return _finish(fs, _regular.assemble(fs, None, 0, answer, warnings, _guess_arch_memo))
+    return _finish(fs, _general(fs, warnings, status, pre))
+
+
+def _general(fs: FsRoot, warnings: List[str], status: Optional[str], pre) -> Topology:
+    """The general path: every rule, every odd tree, with warnings (``status``/``pre``: what the scan said)."""
+    # imported here: a regular tree never needs them (the CLI's start-up budget is a few milliseconds)
+    from . import caches as _caches, cpus as _cpus, cpuset_cgroup as _cgroup, distances as _distances, \
+        numa as _numa
+
     sets = _cpus.read_cpu_sets(fs, warnings, pre and pre[:5])
     allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings, pre and pre[5:])
     reported = sets.online if allowed_cpus is None else sets.online & allowed_cpus
     if status == "cgroup":
         status, answer, _ = fs.scan(reported, allowed_mems)
         if status == "ok":
-            return _finish(fs, _regular.assemble(fs, sets, reported, answer, warnings, _guess_arch_memo))
+            return _regular.assemble(fs, sets, reported, answer, warnings, _guess_arch_memo)
 
     topo = _cpus.read_topology(fs, reported, warnings)
     reported = topo.reported
@@ -102,7 +105,7 @@ def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
         net_interfaces,
         tuple(warnings),
     )
-    return _finish(fs, result)
+    return result
 
 
 def _finish(fs: FsRoot, result: Topology) -> Topology:

@@ -37,7 +37,8 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
     for node in nodes:
         for cpu in node.cpus:
             node_of.setdefault(cpu, node.id)
-    caches = tuple(Cache(level, kind, size, cache_id, _from_bits(bits))
+    make_cache = Cache._make
+    caches = tuple(make_cache((level, kind, size, cache_id, _from_bits(bits)))
                    for level, kind, size, cache_id, bits in caches_raw)
     uncore = {}
     for cache in caches:
@@ -47,7 +48,9 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
                 uncore.setdefault(cpu, gid)
     siblings = [_from_bits(bits) for bits in cores]
     node_get, uncore_get = node_of.get, uncore.get
-    cpu_records = tuple(CPU(c, True, package, die, cluster, core_id, core, node_get(c), siblings[core], uncore_get(c))
+    make_cpu = CPU._make
+    cpu_records = tuple(make_cpu((c, True, package, die, cluster, core_id, core, node_get(c), siblings[core],
+                                  uncore_get(c)))
                         for c, package, die, cluster, core_id, core in cpus_raw)
     distances = None
     if matrix is not None:
