@@ -36,6 +36,7 @@ typedef struct {
     pn_scan_out *out;
     pn_buf text;              /* scratch: the texts of the current batch */
     char path[4096];
+    size_t plen;
 } scan_ctx;
 
 /* ---- output ------------------------------------------------------------- */
@@ -111,6 +112,67 @@ static int pathf(scan_ctx *c, const char *fmt, ...)
     int n = vsnprintf(c->path, sizeof c->path, fmt, ap);
     va_end(ap);
     return (n < 0 || (size_t)n >= sizeof c->path) ? -ENAMETOOLONG : 0;
+}
+
+/* Paths built piece by piece (the hot ones: cheaper than vsnprintf). */
+static void path_start(scan_ctx *c) { c->plen = 0; }
+
+static void path_s(scan_ctx *c, const char *piece)
+{
+    size_t n = strlen(piece);
+    if (c->plen + n < sizeof c->path) memcpy(c->path + c->plen, piece, n);
+    c->plen += n;
+}
+
+static void path_n(scan_ctx *c, uint64_t v)
+{
+    char digits[24];
+    size_t n = 0;
+    do { digits[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+    for (size_t i = 0; i < n; i++)
+        if (c->plen + i < sizeof c->path) c->path[c->plen + i] = digits[n - 1 - i];
+    c->plen += n;
+}
+
+static int path_end(scan_ctx *c)
+{
+    if (c->plen >= sizeof c->path) return -ENAMETOOLONG;
+    c->path[c->plen] = '\0';
+    return 0;
+}
+
+/* prefix + n + middle + name, e.g. "sys/devices/system/cpu/cpu" 3 "/topology/" "core_id" */
+static int path4(scan_ctx *c, const char *prefix, uint64_t n, const char *middle, const char *name)
+{
+    path_start(c);
+    path_s(c, prefix);
+    path_n(c, n);
+    path_s(c, middle);
+    path_s(c, name);
+    return path_end(c);
+}
+
+static int cache_path(scan_ctx *c, size_t cpu, int64_t index, const char *name)
+{
+    path_start(c);
+    path_s(c, CPU_DIR "/cpu");
+    path_n(c, cpu);
+    path_s(c, "/cache/index");
+    path_n(c, (uint64_t)index);
+    path_s(c, "/");
+    path_s(c, name);
+    return path_end(c);
+}
+
+static int pool_path(scan_ctx *c, const char *dir, int64_t size, const char *name)
+{
+    path_start(c);
+    path_s(c, dir);
+    path_s(c, "/hugepages-");
+    path_n(c, (uint64_t)size);
+    path_s(c, "kB/");
+    path_s(c, name);
+    return path_end(c);
 }
 
 /* Names in directory c->path into *names (NUL-separated), count in *n; a
@@ -375,9 +437,9 @@ static int walk_groups(scan_ctx *c, cpu_table *t, const char *id_name, const cha
         if (cpu == (size_t)-1) break;
         text_t idt = first_id, maskt = first_mask;
         if (!first) {
-            if ((rc = pathf(c, CPU_DIR "/cpu%zu/topology/%s", cpu, id_name))) goto done;
+            if ((rc = path4(c, CPU_DIR "/cpu", cpu, "/topology/", id_name))) goto done;
             if ((rc = read_path(c, 1 << 16, &idt.len, &idt.off))) goto done;
-            if ((rc = pathf(c, CPU_DIR "/cpu%zu/topology/%s", cpu, mask_name))) goto done;
+            if ((rc = path4(c, CPU_DIR "/cpu", cpu, "/topology/", mask_name))) goto done;
             if ((rc = read_path(c, 1 << 16, &maskt.len, &maskt.off))) goto done;
         }
         int64_t gid;
@@ -411,7 +473,7 @@ static int scan_cpus(scan_ctx *c, cpu_table *t)
     text_t pr[PR_COUNT];
     int any = 0;
     for (int k = 0; k < PR_COUNT; k++) {
-        TRY(pathf(c, CPU_DIR "/cpu%zu/topology/%s", cpu0, probe_names[k]));
+        TRY(path4(c, CPU_DIR "/cpu", cpu0, "/topology/", probe_names[k]));
         TRY(read_path(c, 1 << 16, &pr[k].len, &pr[k].off));
         any |= pr[k].len >= 0;
     }
@@ -423,9 +485,9 @@ static int scan_cpus(scan_ctx *c, cpu_table *t)
     for (size_t i = 0; i < t->n; i++) {
         text_t idt = pr[PR_CORE_ID], maskt = pr[core_name];
         if (i) {
-            TRY(pathf(c, CPU_DIR "/cpu%zu/topology/core_id", t->ids[i]));
+            TRY(path4(c, CPU_DIR "/cpu", t->ids[i], "/topology/", "core_id"));
             TRY(read_path(c, 1 << 16, &idt.len, &idt.off));
-            TRY(pathf(c, CPU_DIR "/cpu%zu/topology/%s", t->ids[i], probe_names[core_name]));
+            TRY(path4(c, CPU_DIR "/cpu", t->ids[i], "/topology/", probe_names[core_name]));
             TRY(read_path(c, 1 << 16, &maskt.len, &maskt.off));
         }
         if (maskt.len < 0) return IRREGULAR; /* no core mask, or no topology directory */
@@ -552,7 +614,7 @@ static int scan_caches(scan_ctx *c, size_t cpu0)
     if (!first || !remaining || !group) { rc = -ENOMEM; goto done; }
     for (size_t k = 0; k < nidx; k++)
         for (int f = 0; f < 5; f++) {
-            if ((rc = pathf(c, CPU_DIR "/cpu%zu/cache/index%lld/%s", cpu0, (long long)indices[k], cache_first[f])))
+            if ((rc = cache_path(c, cpu0, indices[k], cache_first[f])))
                 goto done;
             if ((rc = read_path(c, 1 << 16, &first[k * 5 + f].len, &first[k * 5 + f].off))) goto done;
         }
@@ -571,7 +633,7 @@ static int scan_caches(scan_ctx *c, size_t cpu0)
                 const char *names[3] = { "size", "id", "shared_cpu_map" };
                 text_t *dst[3] = { &size_t_, &id_t_, &map_t_ };
                 for (int f = 0; f < 3; f++) {
-                    if ((rc = pathf(c, CPU_DIR "/cpu%zu/cache/index%lld/%s", cpu, (long long)indices[k], names[f])))
+                    if ((rc = cache_path(c, cpu, indices[k], names[f])))
                         goto done;
                     if ((rc = read_path(c, 1 << 16, &dst[f]->len, &dst[f]->off))) goto done;
                 }
@@ -614,7 +676,7 @@ static int scan_pools(scan_ctx *c, const char *dir, int machine_wide)
         int64_t v[4] = { 0, 0, 0, PN_SCAN_NONE };
         for (int f = 0; f < nf && !rc; f++) {
             text_t t;
-            if ((rc = pathf(c, "%s/hugepages-%lldkB/%s", dir, (long long)sizes[k], files[f]))) break;
+            if ((rc = pool_path(c, dir, sizes[k], files[f]))) break;
             if ((rc = read_path(c, 1 << 16, &t.len, &t.off))) break;
             if (t.len < 0) {
                 if (f == 0) rc = IRREGULAR; /* no total: the general path warns */
@@ -660,19 +722,19 @@ static int scan_nodes(scan_ctx *c, const uint64_t *mems, size_t mems_words)
     if ((rc = emit(c, 1)) || (rc = emit(c, (int64_t)n))) goto done;
     for (size_t k = 0; k < n; k++) {
         text_t cl, mi;
-        if ((rc = pathf(c, NODE_DIR "/node%lld/cpulist", (long long)ids[k]))
+        if ((rc = path4(c, NODE_DIR "/node", (uint64_t)ids[k], "/", "cpulist"))
             || (rc = read_path(c, 1 << 16, &cl.len, &cl.off)))
             goto done;
         int list = 1;
         if (cl.len < 0) {
             list = 0;
-            if ((rc = pathf(c, NODE_DIR "/node%lld/cpumap", (long long)ids[k]))
+            if ((rc = path4(c, NODE_DIR "/node", (uint64_t)ids[k], "/", "cpumap"))
                 || (rc = read_path(c, 1 << 16, &cl.len, &cl.off)))
                 goto done;
         }
         if (cl.len < 0) memset(cpus, 0, W * 8);
         else if ((rc = p_bits(c, TX(cl), list, c->reported, cpus))) goto done;
-        if ((rc = pathf(c, NODE_DIR "/node%lld/meminfo", (long long)ids[k]))
+        if ((rc = path4(c, NODE_DIR "/node", (uint64_t)ids[k], "/", "meminfo"))
             || (rc = read_path(c, 1 << 16, &mi.len, &mi.off)))
             goto done;
         int64_t total, free_;
@@ -691,7 +753,7 @@ static int scan_nodes(scan_ctx *c, const uint64_t *mems, size_t mems_words)
     if ((rc = emit(c, (int64_t)n))) goto done;
     for (size_t k = 0; k < n && !rc; k++) {
         text_t t;
-        if ((rc = pathf(c, NODE_DIR "/node%lld/distance", (long long)ids[k]))
+        if ((rc = path4(c, NODE_DIR "/node", (uint64_t)ids[k], "/", "distance"))
             || (rc = read_path(c, 1 << 16, &t.len, &t.off)))
             goto done;
         if (t.len < 0) { missing++; continue; }
@@ -759,7 +821,7 @@ static int online_from_dirs(scan_ctx *c, uint64_t **online, size_t *ow, uint64_t
     for (size_t k = 0; k < n && !rc; k++) {
         text_t t;
         set_bit(*listed, (size_t)ids[k]);
-        if ((rc = pathf(c, CPU_DIR "/cpu%lld/online", (long long)ids[k]))
+        if ((rc = path4(c, CPU_DIR "/cpu", (uint64_t)ids[k], "/", "online"))
             || (rc = read_path(c, 1 << 16, &t.len, &t.off)))
             break;
         const char *s = t.len >= 0 ? text_ptr(c, t) : NULL;

@@ -452,6 +452,34 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
         free(out.pre.data)
 
 
+cdef extern from "Python.h":
+    int PyObject_GenericSetAttr(object o, object name, object value) except -1
+
+_object_new = object.__new__
+
+
+def make_records(type cls, rows) -> list:
+    """One ``cls`` (a slotted, frozen :class:`pynuma._record.Record`) per row of all its field values.
+
+    The scan's bulk builder: rows come from the scan itself, so there are no
+    argument checks (``cls._make`` is the same one record at a time).
+    """
+    cdef tuple fields = cls._fields
+    cdef Py_ssize_t n = len(fields), i
+    cdef list out = []
+    cdef tuple values
+    cdef object obj
+    for row in rows:
+        values = tuple(row)
+        if len(values) != n:
+            raise ValueError(f"{cls.__name__} takes {n} values, got {len(values)}")
+        obj = _object_new(cls)
+        for i in range(n):
+            PyObject_GenericSetAttr(obj, fields[i], values[i])
+        out.append(obj)
+    return out
+
+
 def list_at(int rootfd, path) -> list:
     """Names in the directory at ``path`` under the root (unsorted)."""
     cdef bytes p = _fsencode(path)

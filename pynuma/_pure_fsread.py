@@ -230,6 +230,17 @@ def scan(rootfd: int, reported, mems, want_cpuinfo: bool, record: bool):
     return status, answer, pre, recorded
 
 
+def make_records(cls, rows) -> list:
+    """One ``cls`` (a slotted, frozen :class:`pynuma._record.Record`) per row of all its field values."""
+    out = []
+    for row in rows:
+        values = tuple(row)
+        if len(values) != len(cls._fields):
+            raise ValueError(f"{cls.__name__} takes {len(cls._fields)} values, got {len(values)}")
+        out.append(cls._make(values))
+    return out
+
+
 def list_at(rootfd: int, path: str) -> list:
     """Names in the directory at ``path`` under the root (unsorted)."""
     try:

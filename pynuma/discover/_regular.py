@@ -13,10 +13,12 @@ import os
 from types import MappingProxyType
 from typing import List, Optional
 
+from .. import _impl
 from ..cpuset import CPUSet
 from ..model import CPU, Cache, Distances, HugepagePool, NumaNode, Package, Topology
 
 _from_bits = CPUSet.from_bits
+_make_records = _impl.select("fsread").make_records
 _EMPTY = MappingProxyType({})
 
 
@@ -37,21 +39,28 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
     for node in nodes:
         for cpu in node.cpus:
             node_of.setdefault(cpu, node.id)
-    make_cache = Cache._make
-    caches = tuple(make_cache((level, kind, size, cache_id, _from_bits(bits)))
-                   for level, kind, size, cache_id, bits in caches_raw)
+    # caches of one core (L1d, L1i, L2) share a CPU set: one immutable object each
+    shared: dict = {}
+
+    def cpus_of(bits: int) -> CPUSet:
+        found = shared.get(bits)
+        if found is None:
+            found = shared[bits] = _from_bits(bits)
+        return found
+
+    caches = tuple(_make_records(Cache, [(level, kind, size, cache_id, cpus_of(bits))
+                                         for level, kind, size, cache_id, bits in caches_raw]))
     uncore = {}
     for cache in caches:
         if cache.level == 3 and cache.type != "Instruction":
             gid = cache.id if cache.id is not None else cache.cpus.min()
             for cpu in cache.cpus:
                 uncore.setdefault(cpu, gid)
-    siblings = [_from_bits(bits) for bits in cores]
+    siblings = [cpus_of(bits) for bits in cores]
     node_get, uncore_get = node_of.get, uncore.get
-    make_cpu = CPU._make
-    cpu_records = tuple(make_cpu((c, True, package, die, cluster, core_id, core, node_get(c), siblings[core],
-                                  uncore_get(c)))
-                        for c, package, die, cluster, core_id, core in cpus_raw)
+    cpu_records = tuple(_make_records(CPU, [(c, True, package, die, cluster, core_id, core, node_get(c),
+                                             siblings[core], uncore_get(c))
+                                            for c, package, die, cluster, core_id, core in cpus_raw]))
     distances = None
     if matrix is not None:
         distances = Distances(tuple(node.id for node in nodes), matrix, "sysfs")

@@ -183,3 +183,18 @@ def test_record_lists_what_the_scan_read(tmp_path):
     assert f"{NODE}/node0/meminfo" in files and NODE in dirs and f"{CPU}/cpu0/cache" in dirs
     assert sum(f.endswith("index3/shared_cpu_map") for f in files) == 2  # an L3 per node, each read once
     assert all(f.startswith("/") for f in files + dirs)
+
+
+def test_make_records_builds_frozen_records(backend):
+    from pynuma.cpuset import CPUSet
+    from pynuma.model import Cache
+
+    fsread = backend("fsread")
+    rows = [(1, "Data", 32768, i, CPUSet([i])) for i in range(3)] + [[3, "Unified", None, None, CPUSet()]]
+    made = fsread.make_records(Cache, rows)
+    assert made == [Cache(*row) for row in rows]
+    with pytest.raises(AttributeError):
+        made[0].level = 2
+    with pytest.raises(ValueError):
+        fsread.make_records(Cache, [(1, "Data")])
+    assert fsread.make_records(Cache, []) == []
