@@ -70,7 +70,6 @@ int pn_group_walk(int rootfd, const char *prefix, const char *suffix, const char
 /* ---- the regular-machine scanner (pn_scan.c) ------------------------------- */
 
 #define PN_SCAN_IRREGULAR 1            /* not a regular tree: use the general path */
-#define PN_SCAN_CGROUP 2               /* a cpuset cgroup may restrict the CPUs: resolve it, scan again */
 #define PN_SCAN_NONE INT64_MIN         /* a missing value (None) */
 #define PN_SCAN_PRE 8                  /* texts read before the scan proper (see pn_scan) */
 
@@ -89,10 +88,10 @@ typedef struct {
 
 /* Read a regular machine's topology below `rootfd` for the reported CPUs
  * (`nwords` words) and, when `mems` is given, the allowed memory nodes.
- * With reported == NULL the scan first reads the CPU sets and the cgroup
- * files itself (texts in out->pre): PN_SCAN_CGROUP when a cpuset cgroup may
- * apply; else every online CPU is reported.
- * Stream: W; 1 and the sets (possible, present, online, offline, isolated:
+ * With reported == NULL the scan first reads the CPU sets and resolves the
+ * cpuset cgroup itself (texts in out->pre): the online CPUs it allows are
+ * reported, and its memory nodes limit the nodes.
+ * Stream: W; 1 and the sets (possible, present, reported, offline, isolated:
  * W words each) when the scan read them, else 0; ncpus, per CPU (id, package, die, cluster, core_id, core index);
  * ncores, per core W words; npackages, per package (id, W words); ncaches,
  * per cache (level, type 0/1/2 = Data/Instruction/Unified, size bytes, id,

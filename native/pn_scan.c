@@ -37,6 +37,8 @@ typedef struct {
     pn_buf text;              /* scratch: the texts of the current batch */
     char path[4096];
     size_t plen;
+    uint64_t *mems;           /* the allowed memory nodes the scan resolved itself (NULL: all) */
+    size_t mems_words;
 } scan_ctx;
 
 /* ---- output ------------------------------------------------------------- */
@@ -69,6 +71,7 @@ static int emit_bits(scan_ctx *c, const uint64_t *w)
 static int note(scan_ctx *c, char kind, const char *path)
 {
     if (!c->out->record) return 0;
+    while (*path == '/') path++; /* recorded as "/" + the path from the root */
     pn_buf *b = &c->out->recorded;
     size_t need = strlen(path) + 4;
     if (b->cap - b->len < need) {
@@ -834,11 +837,198 @@ static int online_from_dirs(scan_ctx *c, uint64_t **online, size_t *ow, uint64_t
     return rc;
 }
 
+/* ---- the cpuset cgroup (pynuma/discover/cpuset_cgroup.py) ----------------------- */
+
+#define FOUND 100 /* find_mount / cgroup_name: found (0: none, IRREGULAR, or -errno) */
+
+/* Bytes on which Python's str.split()/strip() and this file's splitting could differ. */
+static int odd_bytes(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == 0 || ch == '\v' || ch == '\f' || ch == '\r' || (ch >= 0x1c && ch <= 0x1f) || ch >= 0x80) return 1;
+    }
+    return 0;
+}
+
+static int is_blank(char ch) { return ch == ' ' || ch == '\t'; }
+
+/* Does the blank/newline-separated word list s[0..n) contain `word`? */
+static int has_word(const char *s, size_t n, const char *word, const char *seps)
+{
+    size_t wl = strlen(word), i = 0;
+    while (i < n) {
+        while (i < n && strchr(seps, s[i])) i++;
+        size_t b = i;
+        while (i < n && !strchr(seps, s[i])) i++;
+        if (i - b == wl && memcmp(s + b, word, wl) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Append s[0..n) to c->path at c->plen (the path builder). */
+static void path_sn(scan_ctx *c, const char *piece, size_t n)
+{
+    if (c->plen + n < sizeof c->path) memcpy(c->path + c->plen, piece, n);
+    c->plen += n;
+}
+
+/* The cpuset hierarchy's mount point (into *point, *plen) and file names, or 0 when none. */
+static int find_mount(scan_ctx *c, text_t mounts, char *point, size_t *plen, const char **files)
+{
+    static const char *const v2[2] = { "cpuset.cpus.effective", "cpuset.mems.effective" };
+    static const char *const v1[2] = { "cpuset.cpus", "cpuset.mems" };
+    static const char *const legacy[2] = { "cpus", "mems" };
+    if (mounts.len < 0) return 0;
+    if (odd_bytes(text_ptr(c, mounts), (size_t)mounts.len)) return IRREGULAR;
+    size_t at = 0, n = (size_t)mounts.len;
+    while (at < n) {
+        const char *s = text_ptr(c, mounts); /* re-read: reads below may move the buffer */
+        const char *eol = memchr(s + at, '\n', n - at);
+        size_t end = eol ? (size_t)(eol - s) : n;
+        const char *tok[4];
+        size_t tl[4], nt = 0, i = at;
+        while (i < end && nt < 4) {
+            while (i < end && is_blank(s[i])) i++;
+            if (i == end) break;
+            tok[nt] = s + i;
+            size_t b = i;
+            while (i < end && !is_blank(s[i])) i++;
+            tl[nt++] = i - b;
+        }
+        at = end + 1;
+        if (nt < 4) continue;
+        int v2fs = tl[2] == 7 && !memcmp(tok[2], "cgroup2", 7);
+        int cpusetfs = tl[2] == 6 && !memcmp(tok[2], "cpuset", 6);
+        int v1fs = tl[2] == 6 && !memcmp(tok[2], "cgroup", 6) && has_word(tok[3], tl[3], "cpuset", ",");
+        if (!v2fs && !cpusetfs && !v1fs) continue;
+        if (memchr(tok[1], '\\', tl[1]) || tl[1] >= 2048) return IRREGULAR; /* escaped or odd mount point */
+        memcpy(point, tok[1], tl[1]);
+        *plen = tl[1];
+        while (*plen && point[*plen - 1] == '/') (*plen)--; /* rstrip("/") */
+        if (cpusetfs) { files[0] = legacy[0]; files[1] = legacy[1]; return FOUND; }
+        if (v1fs) {
+            const char *const *f = has_word(tok[3], tl[3], "noprefix", ",") ? legacy : v1;
+            files[0] = f[0];
+            files[1] = f[1];
+            return FOUND;
+        }
+        /* cgroup2: only when its root offers the cpuset controller */
+        text_t ctl;
+        path_start(c);
+        path_sn(c, point, *plen);
+        path_s(c, "/cgroup.controllers");
+        TRY(path_end(c));
+        TRY(read_path(c, 1 << 20, &ctl.len, &ctl.off));
+        if (ctl.len < 0) continue;
+        if (odd_bytes(text_ptr(c, ctl), (size_t)ctl.len)) return IRREGULAR;
+        if (has_word(text_ptr(c, ctl), (size_t)ctl.len, "cpuset", " \t\n")) {
+            files[0] = v2[0];
+            files[1] = v2[1];
+            return FOUND;
+        }
+    }
+    return 0;
+}
+
+/* The process's cpuset cgroup path (into name, *nlen), or 0 when unknown. */
+static int cgroup_name(scan_ctx *c, text_t cpuset, text_t cgroup, char *name, size_t *nlen)
+{
+    if (cpuset.len >= 0) {
+        const char *s = text_ptr(c, cpuset);
+        size_t n = (size_t)cpuset.len;
+        strip(&s, &n);
+        if (n && s[0] == '/' && !memchr(s, '\n', n)) {
+            if (n >= 2048 || odd_bytes(s, n)) return IRREGULAR;
+            memcpy(name, s, n);
+            *nlen = n;
+            return FOUND;
+        }
+    }
+    if (cgroup.len < 0) return 0;
+    const char *s = text_ptr(c, cgroup);
+    size_t n = (size_t)cgroup.len;
+    int found = 0;
+    /* every line must be "hierarchy:controllers:path" (else the general path names the file) */
+    for (size_t at = 0; at < n;) {
+        const char *eol = memchr(s + at, '\n', n - at);
+        size_t end = eol ? (size_t)(eol - s) : n;
+        const char *line = s + at;
+        size_t ll = end - at;
+        at = end + 1;
+        strip(&line, &ll);
+        if (!ll) continue;
+        const char *c1 = memchr(line, ':', ll);
+        const char *c2 = c1 ? memchr(c1 + 1, ':', ll - (size_t)(c1 + 1 - line)) : NULL;
+        if (!c2) return IRREGULAR;
+        if (found) continue;
+        const char *ctl = c1 + 1;
+        size_t cl = (size_t)(c2 - ctl);
+        int empty = 1;
+        for (size_t i = 0; i < cl; i++) empty &= ctl[i] == ',';
+        int v2line = (c1 - line) == 1 && line[0] == '0' && empty;
+        if (!has_word(ctl, cl, "cpuset", ",") && !v2line) continue;
+        const char *path = c2 + 1;
+        size_t pl = ll - (size_t)(path - line);
+        if (pl >= 2048 || odd_bytes(path, pl)) return IRREGULAR;
+        memcpy(name, path, pl);
+        *nlen = pl;
+        found = 1;
+    }
+    return found ? FOUND : 0;
+}
+
+/* Allowed CPUs and memory nodes (malloc'd words; NULL where unrestricted). */
+static int allowed(scan_ctx *c, text_t mounts, text_t cpuset, text_t cgroup, uint64_t **cpus, size_t *cw,
+                   uint64_t **mems, size_t *mw)
+{
+    char point[2048], name[2048];
+    size_t plen = 0, nlen = 0;
+    const char *files[2];
+    *cpus = *mems = NULL;
+    *cw = *mw = 0;
+    int rc = find_mount(c, mounts, point, &plen, files);
+    if (rc != FOUND) return rc; /* no cpuset hierarchy (0), or irregular / an error */
+    rc = cgroup_name(c, cpuset, cgroup, name, &nlen);
+    if (rc != FOUND) return rc;
+    /* point + "/" + name.strip("/"), then its files */
+    size_t b = 0, e = nlen;
+    while (b < e && name[b] == '/') b++;
+    while (e > b && name[e - 1] == '/') e--;
+    uint64_t **out[2] = { cpus, mems };
+    size_t *outw[2] = { cw, mw };
+    for (int k = 0; k < 2; k++) {
+        text_t t;
+        path_start(c);
+        path_sn(c, point, plen);
+        path_s(c, "/");
+        if (e > b) { path_sn(c, name + b, e - b); path_s(c, "/"); }
+        path_s(c, files[k]);
+        TRY(path_end(c));
+        TRY(read_path(c, 1 << 16, &t.len, &t.off));
+        if (t.len < 0) continue;
+        const char *s = text_ptr(c, t);
+        size_t n = (size_t)t.len;
+        strip(&s, &n);
+        if (!n) return IRREGULAR; /* empty: the general path warns and ignores it */
+        pn_parse_err err;
+        int prc = pn_cpulist_parse(text_ptr(c, t), (size_t)t.len, out[k], outw[k], &err);
+        if (prc == -EINVAL) return IRREGULAR;
+        if (prc) return prc;
+        if (!*out[k]) { /* an empty set parses to no words: keep a real (zero) bitmap */
+            *out[k] = calloc(1, 8);
+            if (!*out[k]) return -ENOMEM;
+            *outw[k] = 1;
+        }
+    }
+    return 0;
+}
+
 /* The CPU sets and the cgroup files, as discovery reads them first:
  * cpu/{online,possible,present,isolated,offline}, /proc/{mounts,self/cpuset,
  * self/cgroup}.  Their texts go to out->pre (for the general path to reuse).
- * PN_SCAN_CGROUP when /proc/mounts may hold a cpuset hierarchy (the caller
- * resolves the cgroup and scans again with the reported CPUs). */
+ * The online set comes back limited to the cpuset cgroup's CPUs (the
+ * reported CPUs); c->mems gets its memory nodes. */
 static const char *const pre_paths[PN_SCAN_PRE] = {
     CPU_DIR "/online", CPU_DIR "/possible", CPU_DIR "/present", CPU_DIR "/isolated", CPU_DIR "/offline",
     "proc/mounts", "proc/self/cpuset", "proc/self/cgroup",
@@ -871,11 +1061,6 @@ static int read_sets(scan_ctx *c, uint64_t **sets, size_t *W)
         o->pre.len += (size_t)t[k].len;
     }
     o->have_pre = 1;
-    if (t[S_MOUNTS].len > 0) {
-        const char *m = text_ptr(c, t[S_MOUNTS]);
-        size_t ml = (size_t)t[S_MOUNTS].len;
-        if (memmem(m, ml, "cgroup", 6) || memmem(m, ml, "cpuset", 6)) return PN_SCAN_CGROUP;
-    }
     /* parse every set at its own width first */
     uint64_t *raw[5] = { 0 }, *listed = NULL;
     size_t rw[5] = { 0 }, lw = 0;
@@ -914,6 +1099,15 @@ static int read_sets(scan_ctx *c, uint64_t **sets, size_t *W)
     for (int k = 0; k < 5; k++) free(raw[k]);
     free(listed);
     *W = w;
+    if (rc) return rc;
+    /* the cpuset cgroup: reported = online & its cpus; its mems limit the nodes */
+    uint64_t *cpus = NULL, *mems = NULL;
+    size_t cw = 0;
+    rc = allowed(c, t[S_MOUNTS], t[S_MOUNTS + 1], t[S_MOUNTS + 2], &cpus, &cw, &mems, &c->mems_words);
+    if (!rc && cpus)
+        for (size_t i = 0; i < w; i++) sets[S_ONLINE][i] &= i < cw ? cpus[i] : 0;
+    free(cpus);
+    c->mems = mems;
     return rc;
 }
 
@@ -938,7 +1132,7 @@ int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t 
     }
     if ((rc = emit(c, (int64_t)c->W)) || (rc = emit(c, !reported))) goto done;
     if (!reported) {
-        /* possible, present, online, offline, isolated */
+        /* possible, present, reported (online & the cgroup's), offline, isolated */
         static const int order[5] = { S_POSSIBLE, S_PRESENT, S_ONLINE, S_OFFLINE, S_ISOLATED };
         for (int k = 0; k < 5; k++)
             if ((rc = emit_bits(c, sets[order[k]]))) goto done;
@@ -961,6 +1155,10 @@ int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t 
     for (size_t wi = 0; wi < c->W; wi++)
         for (uint64_t b = c->reported[wi]; b; b &= b - 1) t.ids[k++] = wi * 64 + (size_t)__builtin_ctzll(b);
     if ((rc = scan_cpus(c, &t)) || (rc = emit_cpus(c, &t))) goto done;
+    if (!reported) {
+        mems = c->mems;
+        mems_words = c->mems_words;
+    }
     if ((rc = scan_nodes(c, mems, mems_words))) goto done;
     if ((rc = scan_caches(c, t.ids[0]))) goto done;
     int pci = 0, net = 0;
@@ -991,6 +1189,7 @@ done:
     free(t.package_ids);
     free(t.package_cpus.w);
     for (int k = 0; k < 5; k++) free(sets[k]);
+    free(c->mems);
     free(c->text.data);
     return rc;
 }

@@ -65,7 +65,6 @@ cdef extern from "pn.h" nogil:
                 int want_cpuinfo, pn_scan_out *out)
     enum:
         PN_SCAN_IRREGULAR
-        PN_SCAN_CGROUP
         PN_SCAN_PRE
     int64_t PN_SCAN_NONE
     ssize_t pn_list_at(int rootfd, const char *path, pn_buf *out)
@@ -352,18 +351,18 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
     """A regular machine's topology in one pass: ``(status, answer, pre, recorded)``.
 
     ``reported``: the CPUs to report (bitmap), or ``None`` to read the CPU
-    sets here too (every online CPU is then reported, unless a cpuset cgroup
-    may apply: status ``"cgroup"``); ``mems``: the allowed memory nodes
-    (bitmap) or ``None``.  ``status`` is ``"ok"``, ``"cgroup"`` or
-    ``"irregular"`` (the tree needs the general path).  ``pre`` is ``None``
-    or the texts of cpu/{online,possible,present,isolated,offline} and
-    /proc/{mounts,self/cpuset,self/cgroup} (``None`` where unreadable), for
-    the general path to reuse; ``recorded`` is ``(files, dirs)`` read and
-    listed when ``record``, else ``None``.
+    sets and resolve the cpuset cgroup here too (the online CPUs it allows
+    are then reported, and its memory nodes stand for ``mems``); ``mems``:
+    the allowed memory nodes (bitmap) or ``None``.  ``status`` is ``"ok"``
+    or ``"irregular"`` (the tree needs the general path).  ``pre`` is
+    ``None`` or the texts of cpu/{online,possible,present,isolated,offline}
+    and /proc/{mounts,self/cpuset,self/cgroup} (``None`` where unreadable),
+    for the general path to reuse; ``recorded`` is ``(files, dirs)`` read
+    and listed when ``record``, else ``None``.
 
     ``answer`` (status ``"ok"``): ``(sets, cpus, cores, packages, caches,
     node_dir, nodes, distances, devices_present, cpuinfo_head)``: sets
-    ``None`` or ``(possible, present, online, offline, isolated)`` bitmaps;
+    ``None`` or ``(possible, present, reported, offline, isolated)`` bitmaps;
     cpus ``[(id, package, die, cluster, core_id, core index)]``; cores
     ``[members]``; packages ``[(id, cpus)]``; caches ``[(level, type, size,
     id, cpus)]``; nodes ``[(id, MemTotal, MemFree, cpus, [(size kB, total,
@@ -412,8 +411,6 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
             recorded = (files, dirs)
         if rc == PN_SCAN_IRREGULAR:
             return "irregular", None, pre, recorded
-        if rc == PN_SCAN_CGROUP:
-            return "cgroup", None, pre, recorded
         st = _Stream()
         st.v = out.values
         st.W = <size_t>st.next()

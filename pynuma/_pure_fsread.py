@@ -214,7 +214,7 @@ def scan(rootfd: int, reported, mems, want_cpuinfo: bool, record: bool):
     (anything unusual); whenever it answers, its answer equals this one.
     See ``pynuma._native_fsread.scan`` for the form of the result.
     """
-    from .discover._regular import PRE_PATHS, general_scan, may_have_cpuset
+    from .discover._regular import PRE_PATHS, general_scan
     from .fsroot import FsRoot
 
     if (reported is not None and reported < 0) or (mems is not None and mems < 0):

@@ -140,10 +140,10 @@ class FsRoot:
         """A regular machine's whole topology in one pass: ``(status, answer, pre)``.
 
         See ``pynuma.discover._regular`` and ``pynuma._native_fsread.scan``:
-        ``reported`` ``None`` reads the CPU sets too; status ``"ok"``,
-        ``"cgroup"`` (resolve the cpuset cgroup, then scan with the reported
-        CPUs) or ``"irregular"`` (use the general path); ``pre`` the texts
-        read before the scan proper, for the general path to reuse.
+        ``reported`` ``None`` reads the CPU sets and resolves the cpuset
+        cgroup too; status ``"ok"`` or ``"irregular"`` (use the general
+        path); ``pre`` the texts read before the scan proper, for the
+        general path to reuse.
         """
         status, answer, pre, recorded = _fsread.scan(self._fd, reported, mems, not self.is_host,
                                                      self.files_read is not None)

@@ -37,17 +37,17 @@ def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
     """Discover CPUs, caches, NUMA nodes, memory, hugepages and distances under ``root``."""
     fs = root if isinstance(root, FsRoot) else FsRoot(root, record=record)
     warnings: List[str] = []
-    status = pre = None
+    pre = None
     if _SCAN:
         # a regular tree in one native pass; anything unusual goes the general way
         status, answer, pre = fs.scan(None, None)
         if status == "ok":
             return _finish(fs, _regular.assemble(fs, None, 0, answer, warnings, _guess_arch_memo))
-    return _finish(fs, _general(fs, warnings, status, pre))
+    return _finish(fs, _general(fs, warnings, pre))
 
 
-def _general(fs: FsRoot, warnings: List[str], status: Optional[str], pre) -> Topology:
-    """The general path: every rule, every odd tree, with warnings (``status``/``pre``: what the scan said)."""
+def _general(fs: FsRoot, warnings: List[str], pre) -> Topology:
+    """The general path: every rule, every odd tree, with warnings (``pre``: texts the scan already read)."""
     # imported here: a regular tree never needs them (the CLI's start-up budget is a few milliseconds)
     from . import caches as _caches, cpus as _cpus, cpuset_cgroup as _cgroup, distances as _distances, \
         numa as _numa
@@ -55,10 +55,6 @@ def _general(fs: FsRoot, warnings: List[str], status: Optional[str], pre) -> Top
     sets = _cpus.read_cpu_sets(fs, warnings, pre and pre[:5])
     allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings, pre and pre[5:])
     reported = sets.online if allowed_cpus is None else sets.online & allowed_cpus
-    if status == "cgroup":
-        status, answer, _ = fs.scan(reported, allowed_mems)
-        if status == "ok":
-            return _regular.assemble(fs, sets, reported, answer, warnings, _guess_arch_memo)
 
     topo = _cpus.read_topology(fs, reported, warnings)
     reported = topo.reported

@@ -99,31 +99,25 @@ PRE_PATHS = ["/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible
              "/sys/devices/system/cpu/offline", "/proc/mounts", "/proc/self/cpuset", "/proc/self/cgroup"]
 
 
-def may_have_cpuset(mounts: Optional[str]) -> bool:
-    """Whether ``/proc/mounts`` may name a cpuset hierarchy (then the cgroup must be resolved)."""
-    return mounts is not None and ("cgroup" in mounts or "cpuset" in mounts)
-
-
 def general_scan(fs, reported: Optional[int], mems: Optional[int], want_cpuinfo: bool, pre=None):
     """``FsRoot.scan``'s ``(status, answer)`` computed by the general path.
 
-    With ``reported`` ``None`` the CPU sets come from ``pre`` (their texts)
-    and every online CPU is reported, unless a cpuset cgroup may apply
-    (status ``"cgroup"``).  Status ``"irregular"`` where the general path
-    warns or fails.
+    With ``reported`` ``None`` the CPU sets and the cgroup files come from
+    ``pre`` (their texts) and the online CPUs the cpuset cgroup allows are
+    reported.  Status ``"irregular"`` where the general path warns or fails.
     """
     from ..errors import ParseError
-    from . import caches as _caches, cpus as _cpus, distances as _distances, numa as _numa
+    from . import caches as _caches, cpus as _cpus, cpuset_cgroup as _cgroup, distances as _distances, \
+        numa as _numa
 
     warnings: List[str] = []
     sets_out = None
     try:
         if reported is None:
-            if may_have_cpuset(pre[5]):
-                return "cgroup", None
             sets = _cpus.read_cpu_sets(fs, warnings, pre[:5])
-            reported = sets.online
-            sets_out = (sets.possible, sets.present, sets.online, sets.offline, sets.isolated)
+            allowed_cpus, mems = _cgroup.allowed(fs, warnings, pre[5:])
+            reported = sets.online if allowed_cpus is None else sets.online & allowed_cpus
+            sets_out = (sets.possible, sets.present, reported, sets.offline, sets.isolated)
         topo = _cpus.read_topology(fs, reported, warnings)
         if topo.reported != reported or not reported:
             return "irregular", None

@@ -107,6 +107,32 @@ EDITS = {
                                 put(r, "/proc/self/cpuset", "/job\n"),
                                 put(r, "/sys/fs/cgroup/cpuset/job/cpuset.cpus", "0-5\n"),
                                 put(r, "/sys/fs/cgroup/cpuset/job/cpuset.mems", "0,2\n")),
+    "cgroup2 with a cpuset controller": lambda r: (
+        put(r, "/proc/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid 0 0\n"),
+        put(r, "/sys/fs/cgroup/cgroup.controllers", "cpuset cpu io memory\n"),
+        put(r, "/proc/self/cgroup", "0::/kubepods/pod1\n"),
+        put(r, "/sys/fs/cgroup/kubepods/pod1/cpuset.cpus.effective", "2-9\n"),
+        put(r, "/sys/fs/cgroup/kubepods/pod1/cpuset.mems.effective", "1\n")),
+    "cgroup2 without a cpuset controller": lambda r: (
+        put(r, "/proc/mounts", "cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n"),
+        put(r, "/sys/fs/cgroup/cgroup.controllers", "cpu io\n"),
+        put(r, "/proc/self/cgroup", "0::/x\n")),
+    "legacy cpuset filesystem": lambda r: (
+        put(r, "/proc/mounts", "none /dev/cpuset cpuset rw 0 0\n"), put(r, "/proc/self/cpuset", "/job/\n"),
+        put(r, "/dev/cpuset/job/cpus", "1-3\n"), put(r, "/dev/cpuset/job/mems", "0\n")),
+    "noprefix cpuset": lambda r: (
+        put(r, "/proc/mounts", "cgroup /cg cgroup rw,cpuset,noprefix 0 0\n"),
+        put(r, "/proc/self/cgroup", "4:cpuset:/a\n3:memory:/b\n"),
+        put(r, "/cg/a/cpus", "0,4-7\n"), put(r, "/cg/a/mems", "0-1\n")),
+    "empty cpuset.cpus": lambda r: (
+        put(r, "/proc/mounts", "cgroup /c cgroup rw,cpuset 0 0\n"), put(r, "/proc/self/cpuset", "/\n"),
+        put(r, "/c/cpuset.cpus", "\n"), put(r, "/c/cpuset.mems", "0\n")),
+    "a bad /proc/self/cgroup line": lambda r: (
+        put(r, "/proc/mounts", "cgroup /c cgroup rw,cpuset 0 0\n"), put(r, "/proc/self/cgroup", "4:cpuset:/a\nxyz\n")),
+    "an escaped mount point": lambda r: (
+        put(r, "/proc/mounts", "cgroup /cg\\040x cgroup rw,cpuset 0 0\n"), put(r, "/proc/self/cpuset", "/j\n"),
+        put(r, "/cg x/j/cpuset.cpus", "3\n")),
+    "a carriage return in mounts": lambda r: put(r, "/proc/mounts", "proc /proc proc rw 0 0\r\n"),
     "a PCI device": lambda r: put(r, "/sys/bus/pci/devices/0000:00:00.0/numa_node", "0\n"),
     "no cpu/online, a garbage cpuN/online": lambda r: (remove(r, f"{CPU}/online"), put(r, f"{CPU}/cpu3/online", "2\n")),
     "no cpu/online, an empty cpuN/online": lambda r: (remove(r, f"{CPU}/online"), put(r, f"{CPU}/cpu3/online", "\n")),
@@ -159,19 +185,6 @@ def test_native_scan_equals_its_pure_twin(tmp_path, shape):
             pure = _pure_fsread.scan(fs.root_fd, *args, True, True)
             assert native[0] == "ok" and native[:3] == pure[:3]
             assert set(native[3][0]) <= set(pure[3][0])  # the general path may read a file more than once
-
-
-@needs_native
-def test_cgroup_mounts_make_the_caller_resolve_the_cpuset(tmp_path):
-    from pynuma import _native_fsread, _pure_fsread
-
-    root = Machine(packages=2, cores_per_node=2).write(tmp_path)
-    put(root, "/proc/mounts", "cgroup /sys/fs/cgroup/cpuset cgroup rw,cpuset 0 0\n")
-    with FsRoot(root) as fs:
-        for module in (_native_fsread, _pure_fsread):
-            status, answer, pre, _ = module.scan(fs.root_fd, None, None, True, False)
-            assert (status, answer) == ("cgroup", None)
-            assert pre[0] == "0-3\n" and pre[5].startswith("cgroup ")
 
 
 @needs_native
