@@ -355,9 +355,10 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
     are then reported, and its memory nodes stand for ``mems``); ``mems``:
     the allowed memory nodes (bitmap) or ``None``.  ``status`` is ``"ok"``
     or ``"irregular"`` (the tree needs the general path).  ``pre`` is
-    ``None`` or the texts of cpu/{online,possible,present,isolated,offline}
-    and /proc/{mounts,self/cpuset,self/cgroup} (``None`` where unreadable),
-    for the general path to reuse; ``recorded`` is ``(files, dirs)`` read
+    ``None`` or, when irregular, the texts of
+    cpu/{online,possible,present,isolated,offline} and
+    /proc/{mounts,self/cpuset,self/cgroup} (``None`` where unreadable), for
+    the general path to reuse; ``recorded`` is ``(files, dirs)`` read
     and listed when ``record``, else ``None``.
 
     ``answer`` (status ``"ok"``): ``(sets, cpus, cores, packages, caches,
@@ -396,7 +397,7 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
         if rc < 0:
             raise _oserror(rc, "/")
         pre = None
-        if out.have_pre:
+        if out.have_pre and rc == PN_SCAN_IRREGULAR:  # only the general path reuses them
             pre = tuple(PyUnicode_DecodeUTF8(out.pre.data + out.pre_off[k], out.pre_len[k], "replace")
                         if out.pre_len[k] >= 0 else None for k in range(PN_SCAN_PRE))
         recorded = None

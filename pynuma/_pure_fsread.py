@@ -227,7 +227,7 @@ def scan(rootfd: int, reported, mems, want_cpuinfo: bool, record: bool):
             fs.files_read.extend(PRE_PATHS)
     status, answer = general_scan(fs, reported, mems, want_cpuinfo, pre)
     recorded = (list(fs.files_read), list(fs.dirs_listed)) if record else None
-    return status, answer, pre, recorded
+    return status, answer, (pre if status != "ok" else None), recorded
 
 
 def make_records(cls, rows) -> list:
