@@ -451,13 +451,15 @@ static int walk_groups(scan_ctx *c, cpu_table *t, const char *id_name, const cha
         for (size_t i = 0; i < W; i++) group[i] &= remaining[i];
         set_bit(group, cpu);
         for (size_t i = 0; i < W; i++) remaining[i] &= ~group[i];
-        for (size_t k = index_of(t, cpu); k < t->n; k++)
-            if (test_bit(group, t->ids[k])) out[k] = gid;
+        for (size_t wi = cpu / 64; wi < W; wi++) /* members are reported CPUs: find each by id */
+            for (uint64_t b = group[wi]; b; b &= b - 1)
+                out[index_of(t, wi * 64 + (size_t)__builtin_ctzll(b))] = gid;
         if (ids) {
             int64_t *ni = realloc(*ids, (*nids + 1) * sizeof *ni);
-            uint64_t *gw = wvec_add(bits, W);
-            if (!ni || !gw) { free(ni == *ids ? NULL : ni); rc = -ENOMEM; goto done; }
+            if (!ni) { rc = -ENOMEM; goto done; }
             *ids = ni;
+            uint64_t *gw = wvec_add(bits, W);
+            if (!gw) { rc = -ENOMEM; goto done; }
             ni[(*nids)++] = gid == PN_SCAN_NONE ? -1 : gid;
             memcpy(gw, group, W * 8);
         }
