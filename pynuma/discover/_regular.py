@@ -19,6 +19,8 @@ from ..model import CPU, Cache, Distances, HugepagePool, NumaNode, Package, Topo
 
 _from_bits = CPUSet.from_bits
 _make_records = _impl.select("fsread").make_records
+# every field given, in order: the records' argument checks are not needed here
+_make_node, _make_package, _make_topology = NumaNode._make, Package._make, Topology._make
 _EMPTY = MappingProxyType({})
 
 
@@ -34,7 +36,7 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
     for node_id, total, free, bits, pools_raw in nodes_raw:
         pools = MappingProxyType({size: HugepagePool(size, p_total, p_free, surplus, reserved)
                                   for size, p_total, p_free, surplus, reserved in pools_raw}) if pools_raw else _EMPTY
-        nodes.append(NumaNode(node_id, _from_bits(bits), total, free, pools, bits != 0, total > 0))
+        nodes.append(_make_node((node_id, _from_bits(bits), total, free, pools, bits != 0, total > 0)))
     node_of = {}
     for node in nodes:
         for cpu in node.cpus:
@@ -74,7 +76,7 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
         arch = os.uname().machine
     else:
         arch = "unknown" if cpuinfo is None else arch_of(cpuinfo)
-    return Topology(
+    return _make_topology((
         arch,
         _from_bits(possible),
         _from_bits(present),
@@ -82,7 +84,7 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
         _from_bits(offline),
         _from_bits(isolated & reported),
         cpu_records,
-        tuple(Package(pid, _from_bits(bits)) for pid, bits in packages_raw),
+        tuple(_make_package((pid, _from_bits(bits))) for pid, bits in packages_raw),
         len(cores),
         caches,
         tuple(nodes),
@@ -90,7 +92,7 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
         devices,
         net_interfaces,
         tuple(warnings),
-    )
+    ))
 
 
 #: what discovery reads before anything else: the CPU sets, then the cgroup files
