@@ -35,7 +35,13 @@ last_record: Optional[Tuple[List[str], List[str]]] = None
 
 def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
     """Discover CPUs, caches, NUMA nodes, memory, hugepages and distances under ``root``."""
-    fs = root if isinstance(root, FsRoot) else FsRoot(root, record=record)
+    if isinstance(root, FsRoot):
+        return _discover(root)
+    with FsRoot(root, record=record) as fs:
+        return _discover(fs)
+
+
+def _discover(fs: FsRoot) -> Topology:
     warnings: List[str] = []
     pre = None
     if _SCAN:
