@@ -211,3 +211,10 @@ def test_make_records_builds_frozen_records(backend):
     with pytest.raises(ValueError):
         fsread.make_records(Cache, [(1, "Data")])
     assert fsread.make_records(Cache, []) == []
+
+
+def test_fsread_twins_offer_the_same_functions():
+    from tests.fixtures.twins import twin_functions
+
+    names = twin_functions("fsread")
+    assert {"scan", "group_walk", "make_records", "read_many_text"} <= set(names)
