@@ -7,6 +7,8 @@ with the native scan directly.
 """
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -218,3 +220,32 @@ def test_fsread_twins_offer_the_same_functions():
 
     names = twin_functions("fsread")
     assert {"scan", "group_walk", "make_records", "read_many_text"} <= set(names)
+
+
+# odd bytes anywhere the scan reads: it must never crash, and its answer (or error) stays the general path's
+_TARGETS = [f"{CPU}/online", f"{CPU}/possible", f"{CPU}/offline", f"{CPU}/cpu0/topology/core_cpus",
+            f"{CPU}/cpu2/topology/core_id", f"{CPU}/cpu0/topology/package_cpus", f"{CPU}/cpu4/topology/die_cpus",
+            f"{CPU}/cpu0/cache/index0/level", f"{CPU}/cpu2/cache/index3/shared_cpu_map",
+            f"{CPU}/cpu4/cache/index2/size", f"{CPU}/cpu4/cache/index2/id", f"{NODE}/node1/cpulist",
+            f"{NODE}/node0/meminfo", f"{NODE}/node1/distance",
+            f"{NODE}/node0/hugepages/hugepages-2048kB/free_hugepages", "/proc/mounts", "/proc/self/cgroup",
+            "/proc/self/cpuset", "/sys/fs/cgroup/cpuset/cpuset.cpus", "/proc/cpuinfo"]
+_ATOMS = [b"", b"\n", b"0", b"-1", b"99999999999999999999", b"0-4095", b"ffffffff,ffffffff", b"x", b"\x00",
+          b"1 kB", b"MemTotal: 1 kB", b"cgroup /sys/fs/cgroup/cpuset cgroup rw,cpuset 0 0", b"4:cpuset:/",
+          b",", b"0-", b"10 20", b"\xff\xfe", b" " * 300, b"0," * 300, b"00000000," * 70 + b"00000001",
+          b"cgroup2 / cgroup2 rw 0 0", b"0::/", b"Node 0 MemTotal: 5 kB\nNode 0 MemFree: 1 kB\n"]
+
+
+@needs_native
+@settings(max_examples=60)
+@given(changes=st.lists(st.tuples(st.sampled_from(_TARGETS), st.lists(st.sampled_from(_ATOMS), min_size=1,
+                                                                        max_size=3)), min_size=1, max_size=3))
+def test_odd_bytes_anywhere(tmp_path_factory, changes):
+    root = Machine(packages=2, nodes_per_package=2, cores_per_node=2, threads=2, offline=[3]).write(
+        tmp_path_factory.mktemp("odd"))
+    for path, atoms in changes:
+        full = f"{root}{path}"
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(b"".join(atoms))
+    _same_both_ways(root)
