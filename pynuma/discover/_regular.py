@@ -32,16 +32,7 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
         possible, present, reported, offline, isolated = scan_sets
     else:
         possible, present, offline, isolated = sets.possible, sets.present, sets.offline, sets.isolated
-    nodes = []
-    for node_id, total, free, bits, pools_raw in nodes_raw:
-        pools = MappingProxyType({size: HugepagePool(size, p_total, p_free, surplus, reserved)
-                                  for size, p_total, p_free, surplus, reserved in pools_raw}) if pools_raw else _EMPTY
-        nodes.append(_make_node((node_id, _from_bits(bits), total, free, pools, bits != 0, total > 0)))
-    node_of = {}
-    for node in nodes:
-        for cpu in node.cpus:
-            node_of.setdefault(cpu, node.id)
-    # caches of one core (L1d, L1i, L2) share a CPU set: one immutable object each
+    # equal CPU sets (a core's caches, online and present, ...) are one immutable object
     shared: dict = {}
 
     def cpus_of(bits: int) -> CPUSet:
@@ -50,6 +41,15 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
             found = shared[bits] = _from_bits(bits)
         return found
 
+    nodes = []
+    for node_id, total, free, bits, pools_raw in nodes_raw:
+        pools = MappingProxyType({size: HugepagePool(size, p_total, p_free, surplus, reserved)
+                                  for size, p_total, p_free, surplus, reserved in pools_raw}) if pools_raw else _EMPTY
+        nodes.append(_make_node((node_id, cpus_of(bits), total, free, pools, bits != 0, total > 0)))
+    node_of = {}
+    for node in nodes:
+        for cpu in node.cpus:
+            node_of.setdefault(cpu, node.id)
     caches = tuple(_make_records(Cache, [(level, kind, size, cache_id, cpus_of(bits))
                                          for level, kind, size, cache_id, bits in caches_raw]))
     uncore = {}
@@ -78,13 +78,13 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
         arch = "unknown" if cpuinfo is None else arch_of(cpuinfo)
     return _make_topology((
         arch,
-        _from_bits(possible),
-        _from_bits(present),
-        _from_bits(reported),
-        _from_bits(offline),
-        _from_bits(isolated & reported),
+        cpus_of(possible),
+        cpus_of(present),
+        cpus_of(reported),
+        cpus_of(offline),
+        cpus_of(isolated & reported),
         cpu_records,
-        tuple(_make_package((pid, _from_bits(bits))) for pid, bits in packages_raw),
+        tuple(_make_package((pid, cpus_of(bits))) for pid, bits in packages_raw),
         len(cores),
         caches,
         tuple(nodes),
