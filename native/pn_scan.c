@@ -9,8 +9,8 @@
  * path's.  Twin: scan() in pynuma/_pure_fsread.py.
  *
  * The answer is a stream of int64 values (see pn.h for the layout); bitmaps
- * are inlined as `W` words, W being the width of the reported-CPU bitmap
- * (every bitmap reported here is a subset of it).
+ * are inlined as `W` words, W being wide enough for every CPU set read (the
+ * groups, caches and nodes are subsets of the reported CPUs).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
