@@ -12,7 +12,7 @@ it as plain data.  ``Topology.to_dict()`` is the JSON form that
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ._record import Record
 from .cpuset import CPUSet
@@ -164,6 +164,27 @@ class Topology(Record):
             return _from_dict(cls, data)
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"not a pynuma topology: {type(err).__name__}: {err}") from None
+
+
+def node_of_cpus(nodes: Sequence[NumaNode]) -> Dict[int, int]:
+    """``{cpu: node id}``; a CPU claimed by several nodes goes to the first one listed (nodes go by id)."""
+    out: Dict[int, int] = {}
+    for node in nodes:
+        for cpu in node.cpus:
+            out.setdefault(cpu, node.id)
+    return out
+
+
+def uncore_of_cpus(caches: Sequence[Cache]) -> Dict[int, Optional[int]]:
+    """``{cpu: id of its L3 cache group}``; the group's lowest CPU stands in for a missing ``id``."""
+    out: Dict[int, Optional[int]] = {}
+    for cache in caches:
+        if cache.level != 3 or cache.type == "Instruction":
+            continue
+        gid = cache.id if cache.id is not None else cache.cpus.min()
+        for cpu in cache.cpus:
+            out.setdefault(cpu, gid)
+    return out
 
 
 def _node_to_dict(n: NumaNode) -> Dict[str, Any]:

@@ -15,7 +15,8 @@ from typing import List, Optional
 
 from .. import _impl
 from ..cpuset import CPUSet
-from ..model import CPU, Cache, Distances, HugepagePool, NumaNode, Package, Topology
+from ..model import (CPU, Cache, Distances, HugepagePool, NumaNode, Package, Topology, node_of_cpus,
+                     uncore_of_cpus)
 
 _from_bits = CPUSet.from_bits
 _make_records = _impl.select("fsread").make_records
@@ -46,18 +47,10 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
         pools = MappingProxyType({size: HugepagePool(size, p_total, p_free, surplus, reserved)
                                   for size, p_total, p_free, surplus, reserved in pools_raw}) if pools_raw else _EMPTY
         nodes.append(_make_node((node_id, cpus_of(bits), total, free, pools, bits != 0, total > 0)))
-    node_of = {}
-    for node in nodes:
-        for cpu in node.cpus:
-            node_of.setdefault(cpu, node.id)
+    node_of = node_of_cpus(nodes)
     caches = tuple(_make_records(Cache, [(level, kind, size, cache_id, cpus_of(bits))
                                          for level, kind, size, cache_id, bits in caches_raw]))
-    uncore = {}
-    for cache in caches:
-        if cache.level == 3 and cache.type != "Instruction":
-            gid = cache.id if cache.id is not None else cache.cpus.min()
-            for cpu in cache.cpus:
-                uncore.setdefault(cpu, gid)
+    uncore = uncore_of_cpus(caches)
     siblings = [cpus_of(bits) for bits in cores]
     node_get, uncore_get = node_of.get, uncore.get
     cpu_records = tuple(_make_records(CPU, [(c, True, package, die, cluster, core_id, core, node_get(c),

@@ -10,7 +10,7 @@ from typing import Dict, List, Optional
 
 from .. import _impl
 from ..cpuset import CPUSet
-from ..model import Cache
+from ..model import Cache, uncore_of_cpus
 from ..parse import memoized, parse_cache_size, parse_cache_type, parse_int, parse_prefixed_id
 from . import _groups
 
@@ -129,12 +129,5 @@ def _regular_index(fs, reported: int, index: int, first) -> Optional[List[Cache]
 
 
 def uncore_caches(caches: List[Cache]) -> Dict[int, Optional[int]]:
-    """``{cpu: id of its L3 cache group}``; the group's lowest CPU stands in for a missing ``id``."""
-    out: Dict[int, Optional[int]] = {}
-    for cache in caches:
-        if cache.level != 3 or cache.type == "Instruction":
-            continue
-        gid = cache.id if cache.id is not None else cache.cpus.min()
-        for cpu in cache.cpus:
-            out.setdefault(cpu, gid)
-    return out
+    """``{cpu: id of its L3 cache group}`` (see :func:`pynuma.model.uncore_of_cpus`)."""
+    return uncore_of_cpus(caches)

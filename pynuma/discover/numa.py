@@ -13,7 +13,7 @@ from typing import Dict, List, Optional
 from .. import _impl
 from ..cpuset import CPUSet
 from ..errors import ParseError
-from ..model import NumaNode
+from ..model import NumaNode, node_of_cpus as _node_of_cpus
 from ..parse import parse_memory_totals, parse_prefixed_id
 from . import hugepages
 
@@ -84,9 +84,5 @@ def single_node(fs, reported: int, warnings: List[str]) -> NumaNode:
 
 
 def node_of_cpus(nodes: List[NumaNode]) -> Dict[int, int]:
-    """``{cpu: node id}``; a CPU claimed by several nodes goes to the lowest id."""
-    out: Dict[int, int] = {}
-    for node in nodes:
-        for cpu in node.cpus:
-            out.setdefault(cpu, node.id)
-    return out
+    """``{cpu: node id}``; a CPU claimed by several nodes goes to the lowest id (see :mod:`pynuma.model`)."""
+    return _node_of_cpus(nodes)
