@@ -91,13 +91,15 @@ typedef struct {
  * With reported == NULL the scan first reads the CPU sets and resolves the
  * cpuset cgroup itself (texts in out->pre): the online CPUs it allows are
  * reported, and its memory nodes limit the nodes.
- * Stream: W; 1 and the sets (possible, present, reported, offline, isolated:
- * W words each) when the scan read them, else 0; ncpus, per CPU (id, package, die, cluster, core_id, core index);
- * ncores, per core W words; npackages, per package (id, W words); ncaches,
- * per cache (level, type 0/1/2 = Data/Instruction/Unified, size bytes, id,
- * W words); node dir flag, nnodes, per node (id, MemTotal, MemFree, W words,
- * npools, per pool (size kB, total, free, surplus, reserved)); n (0 for no
- * matrix), n*n distances; 1 when PCI devices or network interfaces exist.
+ * Stream, in order: W; 1 and the sets (possible, present, reported,
+ * offline, isolated: W words each) when the scan read them, else 0; ncpus,
+ * per CPU (id, package, die, cluster, core_id, core index); ncores, per core
+ * W words; npackages, per package (id, W words); node dir flag, nnodes, per
+ * node (id, MemTotal, MemFree, W words, npools, per pool (size kB, total,
+ * free, surplus, reserved)); n (0: no matrix), n*n sysfs distances; 1 when
+ * a SLIT exists and 2+ nodes are reported; ncaches, per cache (level, type
+ * 0/1/2 = Data/Instruction/Unified, size bytes, id, W words); 1 when PCI
+ * devices or network interfaces exist.
  * Returns 0, PN_SCAN_IRREGULAR, or -errno. */
 int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
             int want_cpuinfo, pn_scan_out *out);

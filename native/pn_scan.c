@@ -715,7 +715,7 @@ static int scan_nodes(scan_ctx *c, const uint64_t *mems, size_t mems_words)
         if ((rc = emit(c, 0)) || (rc = emit(c, 1)) || (rc = emit(c, 0)) || (rc = emit(c, total))
             || (rc = emit(c, free_)) || (rc = emit_bits(c, c->reported)) || (rc = scan_pools(c, GLOBAL_HP, 1)))
             goto done;
-        rc = emit(c, 0); /* no distances */
+        if (!(rc = emit(c, 0))) rc = emit(c, 0); /* no distances, no SLIT to consult */
         goto done;
     }
     ids = malloc(nall * sizeof *ids);
@@ -750,10 +750,14 @@ static int scan_nodes(scan_ctx *c, const uint64_t *mems, size_t mems_words)
             || (rc = scan_pools(c, dir, 0)))
             goto done;
     }
-    /* distances between the reported nodes: the SLIT is the general path's business */
-    if (n < 2) { rc = emit(c, 0); goto done; }
+    /* distances between the reported nodes from the sysfs rows; whether a SLIT exists
+     * (Python reads it: ACPI tables are parsed, validated and mapped in pynuma.acpi) */
+    if (n < 2) {
+        if (!(rc = emit(c, 0))) rc = emit(c, 0);
+        goto done;
+    }
     if ((rc = pathf(c, "sys/firmware/acpi/tables/SLIT"))) goto done;
-    if (pn_kind_at(c->rootfd, c->path) != 0) { rc = IRREGULAR; goto done; }
+    int slit = pn_kind_at(c->rootfd, c->path) != 0;
     size_t rows_at = c->out->len, missing = 0;
     if ((rc = emit(c, (int64_t)n))) goto done;
     for (size_t k = 0; k < n && !rc; k++) {
@@ -788,6 +792,7 @@ static int scan_nodes(scan_ctx *c, const uint64_t *mems, size_t mems_words)
         if (missing < n) rc = IRREGULAR; /* some rows only: the general path warns */
         else { c->out->len = rows_at; rc = emit(c, 0); }
     }
+    if (!rc) rc = emit(c, slit);
 done:
     free(all);
     free(ids);

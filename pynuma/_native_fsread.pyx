@@ -362,13 +362,14 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
     and listed when ``record``, else ``None``.
 
     ``answer`` (status ``"ok"``): ``(sets, cpus, cores, packages, caches,
-    node_dir, nodes, distances, devices_present, cpuinfo_head)``: sets
+    node_dir, nodes, distances, slit, devices_present, cpuinfo_head)``: sets
     ``None`` or ``(possible, present, reported, offline, isolated)`` bitmaps;
     cpus ``[(id, package, die, cluster, core_id, core index)]``; cores
     ``[members]``; packages ``[(id, cpus)]``; caches ``[(level, type, size,
     id, cpus)]``; nodes ``[(id, MemTotal, MemFree, cpus, [(size kB, total,
-    free, surplus, reserved)])]``; distances ``None`` or a square tuple of
-    rows; cpuinfo_head ``None`` unless asked for.  Whenever it answers, the
+    free, surplus, reserved)])]``; distances ``None`` or the square tuple of
+    sysfs rows; slit whether an ACPI SLIT is there to consult (2+ nodes);
+    cpuinfo_head ``None`` unless asked for.  Whenever it answers, the
     answer is the general path's (``pynuma/_pure_fsread.py``).
     """
     cdef size_t W = 1
@@ -433,13 +434,14 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
             nodes.append(node + ([(st.next(), st.next(), st.next(), st.next(), st.opt()) for _ in range(k)],))
         n = <size_t>st.next()
         distances = tuple(tuple(st.next() for _ in range(n)) for _ in range(n)) if n else None
+        slit = bool(st.next())
         n = <size_t>st.next()
         caches = [(st.next(), _CACHE_TYPES[st.next()], st.opt(), st.opt(), st.bits()) for i in range(n)]
         devices_present = bool(st.next())
         cpuinfo = None
         if out.cpuinfo_len >= 0:
             cpuinfo = PyUnicode_DecodeUTF8(out.cpuinfo, out.cpuinfo_len, "replace")
-        answer = (sets, cpus, cores, packages, caches, node_dir, nodes, distances, devices_present, cpuinfo)
+        answer = (sets, cpus, cores, packages, caches, node_dir, nodes, distances, slit, devices_present, cpuinfo)
         return "ok", answer, pre, recorded
     finally:
         free(creported)

@@ -27,7 +27,7 @@ _EMPTY = MappingProxyType({})
 
 def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> Topology:
     """The topology from ``FsRoot.scan``'s answer; ``sets``/``reported`` when the scan did not read the sets."""
-    (scan_sets, cpus_raw, cores, packages_raw, caches_raw, _node_dir, nodes_raw, matrix, devices_present,
+    (scan_sets, cpus_raw, cores, packages_raw, caches_raw, _node_dir, nodes_raw, matrix, slit, devices_present,
      cpuinfo) = answer
     if scan_sets is not None:
         possible, present, reported, offline, isolated = scan_sets
@@ -57,7 +57,12 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
                                              siblings[core], uncore_get(c))
                                             for c, package, die, cluster, core_id, core in cpus_raw]))
     distances = None
-    if matrix is not None:
+    if slit:
+        # the firmware table wins when usable (pynuma.acpi parses, validates and maps it)
+        from . import distances as _distances
+
+        distances = _distances.with_sysfs_matrix(fs, [node.id for node in nodes], matrix, warnings)
+    elif matrix is not None:
         distances = Distances(tuple(node.id for node in nodes), matrix, "sysfs")
     if devices_present:
         from . import _extras
@@ -119,17 +124,20 @@ def general_scan(fs, reported: Optional[int], mems: Optional[int], want_cpuinfo:
         cpu_ids = sorted(topo.core_key)
         core_of, core_members = _cpus.number_cores(cpu_ids, topo.core_key)
         all_ids = _numa.list_node_ids(fs)
+        matrix, slit = None, False
         if all_ids:
             node_ids = [n for n in all_ids if mems is None or (mems >> n) & 1]
             nodes = _numa.read_nodes(fs, node_ids, reported, warnings)
-            distances = _distances.read_distances(fs, all_ids, node_ids, warnings)
+            if len(node_ids) >= 2:
+                # the rows as read; the SLIT is consulted when the topology is assembled
+                matrix = _distances.sysfs_matrix(fs, all_ids, node_ids, warnings)
+                slit = fs.exists(_distances.SLIT_PATH)
         else:
             nodes = [_numa.single_node(fs, reported, warnings)]
-            distances = None
         caches = _caches.read_caches(fs, reported, warnings)
     except ParseError:
         return "irregular", None
-    if warnings or (distances is not None and distances.source != "sysfs"):
+    if warnings:
         return "irregular", None
     devices_present = bool(fs.listdir("/sys/bus/pci/devices") or fs.listdir("/sys/class/net"))
     cpuinfo = None
@@ -149,7 +157,8 @@ def general_scan(fs, reported: Optional[int], mems: Optional[int], want_cpuinfo:
         bool(all_ids),
         [(n.id, n.memory_total, n.memory_free, n.cpus.bits,
           [(p.size_kb, p.total, p.free, p.surplus, p.reserved) for p in n.hugepages.values()]) for n in nodes],
-        None if distances is None else distances.matrix,
+        matrix,
+        slit,
         devices_present,
         cpuinfo,
     )

@@ -71,7 +71,19 @@ def read_distances(fs, all_ids: Sequence[int], node_ids: Sequence[int], warnings
         return None
     nodes = tuple(node_ids)
     slit = _slit_matrix(fs, nodes, warnings)
-    sysfs = sysfs_matrix(fs, all_ids, nodes, warnings)
+    return _choose(fs, nodes, slit, sysfs_matrix(fs, all_ids, nodes, warnings), warnings)
+
+
+def with_sysfs_matrix(fs, node_ids: Sequence[int], sysfs: Optional[Matrix], warnings: List[str]
+                      ) -> Optional[Distances]:
+    """:func:`read_distances` when the ``distance`` rows are already read (``sysfs``) and a SLIT exists."""
+    nodes = tuple(node_ids)
+    return _choose(fs, nodes, _slit_matrix(fs, nodes, warnings), sysfs, warnings)
+
+
+def _choose(fs, nodes: Tuple[int, ...], slit: Optional[Matrix], sysfs: Optional[Matrix],
+            warnings: List[str]) -> Optional[Distances]:
+    """The SLIT when usable (a warning if the rows disagree), else the rows, else nothing."""
     if slit is not None:
         if sysfs is not None and sysfs != slit:
             warnings.append(f"{fs.host_path(SLIT_PATH)} and {fs.host_path(NODE_DIR)}/nodeN/distance disagree; "

@@ -50,6 +50,15 @@ def _native_scan(root):
         return _native_fsread.scan(fs.root_fd, None, None, True, False)[0]
 
 
+def _slit(root, matrix):
+    from pynuma import acpi
+
+    path = os.path.join(str(root), "sys/firmware/acpi/tables/SLIT")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(acpi.build_slit(matrix))
+
+
 SHAPES = [
     dict(),
     dict(packages=2, nodes_per_package=2, cores_per_node=4, threads=2, offline=[5], memory_only_nodes=[3]),
@@ -105,6 +114,12 @@ EDITS = {
     "every distance row missing": lambda r: [remove(r, f"{NODE}/node{n}/distance") for n in range(4)],
     "distance row with a word": lambda r: put(r, f"{NODE}/node0/distance", "10 x 20 20\n"),
     "a SLIT table": lambda r: put(r, "/sys/firmware/acpi/tables/SLIT", "not a table"),
+    "a SLIT agreeing with the rows": lambda r: _slit(r, [[10 if i == j else 20 for j in range(4)] for i in range(4)]),
+    "a SLIT disagreeing with the rows": lambda r: _slit(r, [[10 if i == j else 30 + i + j for j in range(4)]
+                                                            for i in range(4)]),
+    "a SLIT the kernel would ignore": lambda r: _slit(r, [[11 if i == j else 20 for j in range(4)] for i in range(4)]),
+    "a SLIT and no distance rows": lambda r: (_slit(r, [[10 if i == j else 21 for j in range(4)] for i in range(4)]),
+                                             [remove(r, f"{NODE}/node{n}/distance") for n in range(4)]),
     "cpuset cgroup": lambda r: (put(r, "/proc/mounts", "cgroup /sys/fs/cgroup/cpuset cgroup rw,cpuset 0 0\n"),
                                 put(r, "/proc/self/cpuset", "/job\n"),
                                 put(r, "/sys/fs/cgroup/cpuset/job/cpuset.cpus", "0-5\n"),
@@ -249,3 +264,13 @@ def test_odd_bytes_anywhere(tmp_path_factory, changes):
         with open(full, "wb") as f:
             f.write(b"".join(atoms))
     _same_both_ways(root)
+
+
+@needs_native
+def test_a_slit_does_not_stop_the_scan_and_wins(tmp_path):
+    root = Machine(packages=2, nodes_per_package=1, cores_per_node=2).write(tmp_path)
+    _slit(root, [[10, 32], [32, 10]])
+    assert _native_scan(root) == "ok"
+    topo = _same_both_ways(root)
+    assert topo[1]["distances"]["matrix"] == [[10, 32], [32, 10]]
+    assert any("disagree" in w for w in topo[2])
