@@ -244,7 +244,8 @@ _TARGETS = [f"{CPU}/online", f"{CPU}/possible", f"{CPU}/offline", f"{CPU}/cpu0/t
             f"{CPU}/cpu4/cache/index2/size", f"{CPU}/cpu4/cache/index2/id", f"{NODE}/node1/cpulist",
             f"{NODE}/node0/meminfo", f"{NODE}/node1/distance",
             f"{NODE}/node0/hugepages/hugepages-2048kB/free_hugepages", "/proc/mounts", "/proc/self/cgroup",
-            "/proc/self/cpuset", "/sys/fs/cgroup/cpuset/cpuset.cpus", "/proc/cpuinfo"]
+            "/proc/self/cpuset", "/sys/fs/cgroup/cpuset/cpuset.cpus", "/proc/cpuinfo",
+            "/sys/firmware/acpi/tables/SLIT"]
 _ATOMS = [b"", b"\n", b"0", b"-1", b"99999999999999999999", b"0-4095", b"ffffffff,ffffffff", b"x", b"\x00",
           b"1 kB", b"MemTotal: 1 kB", b"cgroup /sys/fs/cgroup/cpuset cgroup rw,cpuset 0 0", b"4:cpuset:/",
           b",", b"0-", b"10 20", b"\xff\xfe", b" " * 300, b"0," * 300, b"00000000," * 70 + b"00000001",
