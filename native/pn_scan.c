@@ -887,12 +887,17 @@ static int find_mount(scan_ctx *c, text_t mounts, char *point, size_t *plen, con
     static const char *const v1[2] = { "cpuset.cpus", "cpuset.mems" };
     static const char *const legacy[2] = { "cpus", "mems" };
     if (mounts.len < 0) return 0;
-    if (odd_bytes(text_ptr(c, mounts), (size_t)mounts.len)) return IRREGULAR;
     size_t at = 0, n = (size_t)mounts.len;
     while (at < n) {
         const char *s = text_ptr(c, mounts); /* re-read: reads below may move the buffer */
         const char *eol = memchr(s + at, '\n', n - at);
         size_t end = eol ? (size_t)(eol - s) : n;
+        if (odd_bytes(s + at, end - at)) {
+            /* Python may split such a line differently: harmless unless it could name a cpuset */
+            if (memmem(s + at, end - at, "cgroup", 6) || memmem(s + at, end - at, "cpuset", 6)) return IRREGULAR;
+            at = end + 1;
+            continue;
+        }
         const char *tok[4];
         size_t tl[4], nt = 0, i = at;
         while (i < end && nt < 4) {

@@ -150,6 +150,13 @@ EDITS = {
         put(r, "/proc/mounts", "cgroup /cg\\040x cgroup rw,cpuset 0 0\n"), put(r, "/proc/self/cpuset", "/j\n"),
         put(r, "/cg x/j/cpuset.cpus", "3\n")),
     "a carriage return in mounts": lambda r: put(r, "/proc/mounts", "proc /proc proc rw 0 0\r\n"),
+    "a non-ASCII mount point": lambda r: (
+        put(r, "/proc/mounts", "/dev/sdb1 /media/J\u00fcrgen\u00a0x ext4 rw 0 0\n"
+                               "cgroup /c cgroup rw,cpuset 0 0\n"),
+        put(r, "/proc/self/cpuset", "/\n"), put(r, "/c/cpuset.cpus", "0-3\n")),
+    "a non-breaking space in a cgroup line": lambda r: (
+        put(r, "/proc/mounts", "cgroup /c\u00a0cgroup rw,cpuset 0 0\n"), put(r, "/proc/self/cpuset", "/\n"),
+        put(r, "/c/cpuset.cpus", "0-3\n")),
     "a PCI device": lambda r: put(r, "/sys/bus/pci/devices/0000:00:00.0/numa_node", "0\n"),
     "no cpu/online, a garbage cpuN/online": lambda r: (remove(r, f"{CPU}/online"), put(r, f"{CPU}/cpu3/online", "2\n")),
     "no cpu/online, an empty cpuN/online": lambda r: (remove(r, f"{CPU}/online"), put(r, f"{CPU}/cpu3/online", "\n")),
