@@ -35,6 +35,9 @@ typedef struct {
     size_t len, cap;
 } pn_buf;
 
+/* Make room for `extra` more bytes in `b` (grown by doubling); 0 or -ENOMEM. */
+int pn_buf_reserve(pn_buf *b, size_t extra);
+
 /* Read each of `n` paths (at most `limit` bytes each) into `out`, appending.
  * results[i] is the length read (offsets[i] where it starts in out->data) or
  * -errno.  Returns 0, or -ENOMEM when the buffer cannot grow. */

@@ -257,7 +257,7 @@ ssize_t pn_read_fd(int fd, char *buf, size_t cap)
     return (ssize_t)got;
 }
 
-static int buf_reserve(pn_buf *b, size_t extra)
+int pn_buf_reserve(pn_buf *b, size_t extra)
 {
     if (b->cap - b->len >= extra) return 0;
     size_t nc = b->cap ? b->cap : 65536;
@@ -300,7 +300,7 @@ int pn_read_one(int rootfd, const char *path, size_t limit, pn_buf *out, ssize_t
     ssize_t r = 0;
     while (got < limit) {
         size_t chunk = limit - got < 65536 ? limit - got : 65536;
-        if (buf_reserve(out, chunk) < 0) { close(fd); return -ENOMEM; }
+        if (pn_buf_reserve(out, chunk) < 0) { close(fd); return -ENOMEM; }
         do { r = read(fd, out->data + out->len, chunk); } while (r < 0 && errno == EINTR);
         if (r < 0) { r = -errno; break; }
         out->len += (size_t)r;
@@ -334,7 +334,7 @@ ssize_t pn_list_at(int rootfd, const char *path, pn_buf *out)
         const char *nm = de->d_name;
         if (nm[0] == '.' && (nm[1] == '\0' || (nm[1] == '.' && nm[2] == '\0'))) continue;
         size_t l = strlen(nm) + 1;
-        if (buf_reserve(out, l) < 0) { closedir(d); return -ENOMEM; }
+        if (pn_buf_reserve(out, l) < 0) { closedir(d); return -ENOMEM; }
         memcpy(out->data + out->len, nm, l);
         out->len += l;
         count++;

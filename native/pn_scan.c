@@ -73,19 +73,12 @@ static int note(scan_ctx *c, char kind, const char *path)
     if (!c->out->record) return 0;
     while (*path == '/') path++; /* recorded as "/" + the path from the root */
     pn_buf *b = &c->out->recorded;
-    size_t need = strlen(path) + 4;
-    if (b->cap - b->len < need) {
-        size_t nc = b->cap ? b->cap : 4096;
-        while (nc - b->len < need) nc *= 2;
-        char *nd = realloc(b->data, nc);
-        if (!nd) return -ENOMEM;
-        b->data = nd;
-        b->cap = nc;
-    }
+    size_t n = strlen(path);
+    TRY(pn_buf_reserve(b, n + 3));
     b->data[b->len++] = kind;
     b->data[b->len++] = '/';
-    memcpy(b->data + b->len, path, strlen(path) + 1);
-    b->len += strlen(path) + 1;
+    memcpy(b->data + b->len, path, n + 1);
+    b->len += n + 1;
     return 0;
 }
 
@@ -1061,14 +1054,7 @@ static int read_sets(scan_ctx *c, uint64_t **sets, size_t *W)
         o->pre_len[k] = t[k].len;
         o->pre_off[k] = o->pre.len;
         if (t[k].len <= 0) continue;
-        if (o->pre.cap - o->pre.len < (size_t)t[k].len) {
-            size_t nc = o->pre.cap ? o->pre.cap : 4096;
-            while (nc - o->pre.len < (size_t)t[k].len) nc *= 2;
-            char *nd = realloc(o->pre.data, nc);
-            if (!nd) return -ENOMEM;
-            o->pre.data = nd;
-            o->pre.cap = nc;
-        }
+        TRY(pn_buf_reserve(&o->pre, (size_t)t[k].len));
         memcpy(o->pre.data + o->pre.len, text_ptr(c, t[k]), (size_t)t[k].len);
         o->pre.len += (size_t)t[k].len;
     }
