@@ -196,6 +196,19 @@ static void strip(const char **s, size_t *n)
     while (*n && strip_char((*s)[*n - 1])) (*n)--;
 }
 
+/* Exactly n ASCII digits (1..max of them) as a number; else irregular. */
+static int digits(const char *s, size_t n, size_t max, int64_t *v)
+{
+    if (!n || n > max) return IRREGULAR;
+    int64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return IRREGULAR;
+        x = x * 10 + (s[i] - '0');
+    }
+    *v = x;
+    return 0;
+}
+
 /* parse_int: optional sign, ASCII digits (at most 18). */
 static int p_int(const char *s, ssize_t len, int64_t *v)
 {
@@ -204,13 +217,8 @@ static int p_int(const char *s, ssize_t len, int64_t *v)
     strip(&s, &n);
     int neg = 0;
     if (n && (*s == '-' || *s == '+')) { neg = *s == '-'; s++; n--; }
-    if (!n || n > 18) return IRREGULAR;
-    int64_t x = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return IRREGULAR;
-        x = x * 10 + (s[i] - '0');
-    }
-    *v = neg ? -x : x;
+    TRY(digits(s, n, 18, v));
+    if (neg) *v = -*v;
     return 0;
 }
 
@@ -260,13 +268,8 @@ static int p_cache_size(const char *s, ssize_t len, int64_t *v)
         }
         n--;
     }
-    if (!n || n > 12) return IRREGULAR;
-    int64_t x = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return IRREGULAR;
-        x = x * 10 + (s[i] - '0');
-    }
-    *v = x * unit;
+    TRY(digits(s, n, 12, v));
+    *v *= unit;
     return 0;
 }
 
@@ -289,13 +292,9 @@ static int64_t prefixed_id(const char *name, const char *prefix)
     if (n <= pl || strncmp(name, prefix, pl) != 0) return -1;
     const char *d = name + pl;
     size_t dl = n - pl;
-    if (dl > 9 || (dl > 1 && d[0] == '0')) return -1;
-    int64_t x = 0;
-    for (size_t i = 0; i < dl; i++) {
-        if (d[i] < '0' || d[i] > '9') return -1;
-        x = x * 10 + (d[i] - '0');
-    }
-    return x;
+    int64_t x;
+    if (dl > 1 && d[0] == '0') return -1;
+    return digits(d, dl, 9, &x) ? -1 : x;
 }
 
 /* "hugepages-<digits>kB" -> size in kB, else -1 (parse_hugepage_dirname). */
@@ -303,15 +302,8 @@ static int64_t hugepage_size(const char *name)
 {
     size_t n = strlen(name);
     if (n < 13 || strncmp(name, "hugepages-", 10) != 0 || strcmp(name + n - 2, "kB") != 0) return -1;
-    size_t dl = n - 12;
-    if (dl > 15) return -1;
-    int64_t x = 0;
-    for (size_t i = 0; i < dl; i++) {
-        char ch = name[10 + i];
-        if (ch < '0' || ch > '9') return -1;
-        x = x * 10 + (ch - '0');
-    }
-    return x;
+    int64_t x;
+    return digits(name + 10, n - 12, 15, &x) ? -1 : x;
 }
 
 /* One "<key> <digits> kB" meminfo value (key at the text's start or after a

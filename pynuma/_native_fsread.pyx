@@ -480,35 +480,12 @@ def make_records(type cls, rows) -> list:
     return out
 
 
-def list_at(int rootfd, path) -> list:
-    """Names in the directory at ``path`` under the root (unsorted)."""
-    cdef bytes p = _fsencode(path)
-    cdef const char *cp = p
-    cdef pn_buf buf
-    cdef ssize_t count
-    cdef size_t pos = 0, ln
-    cdef list names = []
-    memset(&buf, 0, sizeof(buf))
-    try:
-        with nogil:
-            count = pn_list_at(rootfd, cp, &buf)
-        if count < 0:
-            raise _oserror(count, path)
-        while pos < buf.len:
-            ln = c_strlen(buf.data + pos)
-            names.append(PyUnicode_DecodeFSDefaultAndSize(buf.data + pos, <Py_ssize_t>ln))
-            pos += ln + 1
-        return names
-    finally:
-        free(buf.data)
-
-
 cdef extern from "<string.h>" nogil:
     size_t c_strlen "strlen"(const char *s)
 
 
-def list_names(int rootfd, path):
-    """:func:`list_at`, but a negative errno instead of raising (a missing directory is common)."""
+cdef object _list(int rootfd, path, bint raise_errors):
+    """Names in the directory at ``path`` (unsorted); a failure raises, or is returned as -errno."""
     cdef bytes p = _fsencode(path)
     cdef const char *cp = p
     cdef pn_buf buf
@@ -520,8 +497,8 @@ def list_names(int rootfd, path):
         with nogil:
             count = pn_list_at(rootfd, cp, &buf)
         if count < 0:
-            if count == -12:
-                raise MemoryError()
+            if raise_errors or count == -12:
+                raise _oserror(count, path)
             return count
         while pos < buf.len:
             ln = c_strlen(buf.data + pos)
@@ -530,6 +507,16 @@ def list_names(int rootfd, path):
         return names
     finally:
         free(buf.data)
+
+
+def list_at(int rootfd, path) -> list:
+    """Names in the directory at ``path`` under the root (unsorted)."""
+    return _list(rootfd, path, True)
+
+
+def list_names(int rootfd, path):
+    """:func:`list_at`, but a negative errno instead of raising (a missing directory is common)."""
+    return _list(rootfd, path, False)
 
 
 def kind_at(int rootfd, path) -> int:
