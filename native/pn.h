@@ -49,6 +49,9 @@ int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
  * or -ENOMEM when the buffer cannot grow. */
 int pn_read_one(int rootfd, const char *path, size_t limit, pn_buf *out, ssize_t *result, size_t *offset);
 
+/* The lowest set bit of an n-word bitmap, or (size_t)-1 when none is. */
+size_t pn_lowest_bit(const uint64_t *w, size_t n);
+
 /* What pn_group_walk found, one entry per leader (arrays malloc'd, grown as
  * needed; the caller frees them and text.data). */
 typedef struct {

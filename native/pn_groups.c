@@ -17,7 +17,7 @@
 
 #include "pn.h"
 
-static size_t lowest_bit(const uint64_t *w, size_t n)
+size_t pn_lowest_bit(const uint64_t *w, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (w[i]) return i * 64 + (size_t)__builtin_ctzll(w[i]);
@@ -30,7 +30,7 @@ int pn_group_walk(int rootfd, const char *prefix, const char *suffix, const char
 {
     char path[4096];
     for (;;) {
-        size_t cpu = lowest_bit(remaining, nwords);
+        size_t cpu = pn_lowest_bit(remaining, nwords);
         if (cpu == (size_t)-1) return 0;
         if (out->count == out->cap) {
             size_t nc = out->cap ? out->cap * 2 : 16;

@@ -350,13 +350,6 @@ static int p_memory(const char *s, ssize_t len, int64_t *total, int64_t *free_)
 
 /* ---- bitmaps --------------------------------------------------------------- */
 
-static size_t lowest(const uint64_t *w, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (w[i]) return i * 64 + (size_t)__builtin_ctzll(w[i]);
-    return (size_t)-1;
-}
-
 static int test_bit(const uint64_t *w, size_t bit) { return (int)((w[bit / 64] >> (bit % 64)) & 1); }
 static void set_bit(uint64_t *w, size_t bit) { w[bit / 64] |= (uint64_t)1 << (bit % 64); }
 
@@ -410,49 +403,103 @@ static size_t index_of(const cpu_table *t, size_t cpu)
     return lo;
 }
 
-/* The groups of one kind (id file, mask file), one read per group: fills
- * out[k] per CPU; with `ids`/`bits`, records each group (id, or -1). */
+/* Called once per group, lowest leader first, with the leader's file texts
+ * (a length < 0 where a file could not be read) and the group's CPUs. */
+typedef int (*group_fn)(scan_ctx *c, void *arg, size_t leader, const char *const *texts, const ssize_t *lens,
+                        const uint64_t *group);
+
+/* The groups of the reported CPUs, one read per group (pn_group_walk): the
+ * lowest CPU's files are already read (`first`), the rest are read by the
+ * walk and recorded here.  A leader's missing or bad mask is irregular. */
+static int scan_groups(scan_ctx *c, const char *prefix, const char *suffix, const char *const *names, size_t nnames,
+                       size_t mask_index, const text_t *first, group_fn visit, void *arg)
+{
+    size_t W = c->W;
+    const char *tp[8];
+    ssize_t tl[8];
+    pn_walk_out w;
+    memset(&w, 0, sizeof w);
+    uint64_t *group = calloc(W, 8), *remaining = calloc(W, 8);
+    int rc = 0;
+    if (nnames > 8) return -EINVAL;
+    if (!group || !remaining) { rc = -ENOMEM; goto done; }
+    size_t cpu = pn_lowest_bit(c->reported, W);
+    if ((rc = p_bits(c, TX(first[mask_index]), 0, c->reported, group))) goto done;
+    set_bit(group, cpu);
+    for (size_t k = 0; k < nnames; k++) {
+        tp[k] = text_ptr(c, first[k]);
+        tl[k] = first[k].len;
+    }
+    if ((rc = visit(c, arg, cpu, tp, tl, group))) goto done;
+    for (size_t i = 0; i < W; i++) remaining[i] = c->reported[i] & ~group[i];
+    int walked = pn_group_walk(c->rootfd, prefix, suffix, names, nnames, mask_index, c->reported, remaining, W, &w);
+    for (size_t k = 0; k < w.count && !rc; k++) /* what the walk read, for the record */
+        for (size_t f = 0; f < nnames && !rc; f++) {
+            path_start(c);
+            path_s(c, prefix);
+            path_n(c, w.leaders[k]);
+            path_s(c, suffix);
+            path_s(c, names[f]);
+            if (!(rc = path_end(c))) rc = note(c, 'F', c->path);
+        }
+    if (rc) goto done;
+    if (walked) { rc = walked == -EAGAIN ? IRREGULAR : walked; goto done; }
+    for (size_t k = 0; k < w.count && !rc; k++) {
+        for (size_t f = 0; f < nnames; f++) {
+            tl[f] = w.results[k * nnames + f];
+            tp[f] = w.text.data + w.offsets[k * nnames + f];
+        }
+        rc = visit(c, arg, w.leaders[k], tp, tl, w.groups + k * W);
+    }
+done:
+    free(group);
+    free(remaining);
+    free(w.leaders);
+    free(w.results);
+    free(w.offsets);
+    free(w.groups);
+    free(w.text.data);
+    return rc;
+}
+
+/* A package/die/cluster group: its id for each member, and (packages) the group itself. */
+typedef struct {
+    cpu_table *t;
+    int64_t *out;
+    int64_t **ids;
+    size_t *nids;
+    wvec *bits;
+} topo_groups;
+
+static int visit_topology(scan_ctx *c, void *arg, size_t leader, const char *const *texts, const ssize_t *lens,
+                          const uint64_t *group)
+{
+    topo_groups *g = arg;
+    int64_t gid;
+    TRY(p_opt_int(texts[0], lens[0], &gid));
+    for (size_t wi = leader / 64; wi < c->W; wi++) /* members are reported CPUs: find each by id */
+        for (uint64_t b = group[wi]; b; b &= b - 1)
+            g->out[index_of(g->t, wi * 64 + (size_t)__builtin_ctzll(b))] = gid;
+    if (!g->ids) return 0;
+    int64_t *ni = realloc(*g->ids, (*g->nids + 1) * sizeof *ni);
+    if (!ni) return -ENOMEM;
+    *g->ids = ni;
+    uint64_t *gw = wvec_add(g->bits, c->W);
+    if (!gw) return -ENOMEM;
+    ni[(*g->nids)++] = gid == PN_SCAN_NONE ? -1 : gid;
+    memcpy(gw, group, c->W * 8);
+    return 0;
+}
+
+/* The groups of one kind (id file, mask file): fills out[k] per CPU and, with
+ * `ids`/`bits`, records each group (id, or -1). */
 static int walk_groups(scan_ctx *c, cpu_table *t, const char *id_name, const char *mask_name, text_t first_id,
                        text_t first_mask, int64_t *out, int64_t **ids, size_t *nids, wvec *bits)
 {
-    size_t W = c->W;
-    int rc = 0;
-    uint64_t *remaining = calloc(W, 8), *group = calloc(W, 8);
-    if (!remaining || !group) { rc = -ENOMEM; goto done; }
-    for (size_t i = 0; i < t->n; i++) set_bit(remaining, t->ids[i]);
-    for (int first = 1;; first = 0) {
-        size_t cpu = lowest(remaining, W);
-        if (cpu == (size_t)-1) break;
-        text_t idt = first_id, maskt = first_mask;
-        if (!first) {
-            if ((rc = path4(c, CPU_DIR "/cpu", cpu, "/topology/", id_name))) goto done;
-            if ((rc = read_path(c, 1 << 16, &idt.len, &idt.off))) goto done;
-            if ((rc = path4(c, CPU_DIR "/cpu", cpu, "/topology/", mask_name))) goto done;
-            if ((rc = read_path(c, 1 << 16, &maskt.len, &maskt.off))) goto done;
-        }
-        int64_t gid;
-        if ((rc = p_opt_int(TX(idt), &gid))) goto done;
-        if ((rc = p_bits(c, TX(maskt), 0, c->reported, group))) goto done;
-        for (size_t i = 0; i < W; i++) group[i] &= remaining[i];
-        set_bit(group, cpu);
-        for (size_t i = 0; i < W; i++) remaining[i] &= ~group[i];
-        for (size_t wi = cpu / 64; wi < W; wi++) /* members are reported CPUs: find each by id */
-            for (uint64_t b = group[wi]; b; b &= b - 1)
-                out[index_of(t, wi * 64 + (size_t)__builtin_ctzll(b))] = gid;
-        if (ids) {
-            int64_t *ni = realloc(*ids, (*nids + 1) * sizeof *ni);
-            if (!ni) { rc = -ENOMEM; goto done; }
-            *ids = ni;
-            uint64_t *gw = wvec_add(bits, W);
-            if (!gw) { rc = -ENOMEM; goto done; }
-            ni[(*nids)++] = gid == PN_SCAN_NONE ? -1 : gid;
-            memcpy(gw, group, W * 8);
-        }
-    }
-done:
-    free(remaining);
-    free(group);
-    return rc;
+    const char *names[2] = { id_name, mask_name };
+    text_t first[2] = { first_id, first_mask };
+    topo_groups g = { t, out, ids, nids, bits };
+    return scan_groups(c, CPU_DIR "/cpu", "/topology/", names, 2, 1, first, visit_topology, &g);
 }
 
 static int scan_cpus(scan_ctx *c, cpu_table *t)
@@ -586,67 +633,59 @@ static int64_t hugepage_size_p(const char *name, const char *unused) { (void)unu
 
 static const char *const cache_first[] = { "size", "id", "shared_cpu_map", "level", "type" };
 
+/* One cache instance: emitted as (level, type, size, id, CPUs). */
+typedef struct {
+    int64_t level, type, count;
+} cache_index;
+
+static int visit_cache(scan_ctx *c, void *arg, size_t leader, const char *const *texts, const ssize_t *lens,
+                       const uint64_t *group)
+{
+    cache_index *ci = arg;
+    int64_t size, id;
+    (void)leader;
+    TRY(p_cache_size(texts[0], lens[0], &size));
+    TRY(p_opt_int(texts[1], lens[1], &id));
+    TRY(emit(c, ci->level));
+    TRY(emit(c, ci->type));
+    TRY(emit(c, size));
+    TRY(emit(c, id));
+    TRY(emit_bits(c, group));
+    ci->count++;
+    return 0;
+}
+
 static int scan_caches(scan_ctx *c, size_t cpu0)
 {
-    size_t W = c->W;
+    static const char *const instance_files[3] = { "size", "id", "shared_cpu_map" };
     int64_t *indices = NULL;
     size_t nidx = 0;
     text_t *first = NULL;
-    uint64_t *remaining = NULL, *group = NULL;
     int rc;
     size_t count_at = c->out->len;
     if ((rc = emit(c, 0))) return rc; /* the count, patched at the end */
     if ((rc = pathf(c, CPU_DIR "/cpu%zu/cache", cpu0))) return rc;
     if ((rc = list_ids(c, prefixed_id, "index", &indices, &nidx))) return rc;
     first = malloc((nidx ? nidx : 1) * 5 * sizeof *first);
-    remaining = calloc(W, 8);
-    group = calloc(W, 8);
-    if (!first || !remaining || !group) { rc = -ENOMEM; goto done; }
+    if (!first) { rc = -ENOMEM; goto done; }
+    /* every index's first instance is the lowest CPU's: its five files, level and type included */
     for (size_t k = 0; k < nidx; k++)
         for (int f = 0; f < 5; f++) {
-            if ((rc = cache_path(c, cpu0, indices[k], cache_first[f])))
-                goto done;
+            if ((rc = cache_path(c, cpu0, indices[k], cache_first[f]))) goto done;
             if ((rc = read_path(c, 1 << 16, &first[k * 5 + f].len, &first[k * 5 + f].off))) goto done;
         }
-    int64_t ncaches = 0;
+    cache_index ci = { 0, 0, 0 };
     for (size_t k = 0; k < nidx; k++) {
         text_t *ft = first + k * 5;
-        int64_t level, type;
-        if ((rc = p_int(TX(ft[3]), &level))) goto done;
-        if ((rc = p_cache_type(TX(ft[4]), &type))) goto done;
-        memcpy(remaining, c->reported, W * 8);
-        for (int leader = 1;; leader = 0) {
-            size_t cpu = lowest(remaining, W);
-            if (cpu == (size_t)-1) break;
-            text_t size_t_ = ft[0], id_t_ = ft[1], map_t_ = ft[2];
-            if (!leader) {
-                const char *names[3] = { "size", "id", "shared_cpu_map" };
-                text_t *dst[3] = { &size_t_, &id_t_, &map_t_ };
-                for (int f = 0; f < 3; f++) {
-                    if ((rc = cache_path(c, cpu, indices[k], names[f])))
-                        goto done;
-                    if ((rc = read_path(c, 1 << 16, &dst[f]->len, &dst[f]->off))) goto done;
-                }
-            }
-            int64_t size, id;
-            if ((rc = p_bits(c, TX(map_t_), 0, c->reported, group))) goto done;
-            if ((rc = p_cache_size(TX(size_t_), &size))) goto done;
-            if ((rc = p_opt_int(TX(id_t_), &id))) goto done;
-            for (size_t i = 0; i < W; i++) group[i] &= remaining[i];
-            set_bit(group, cpu);
-            for (size_t i = 0; i < W; i++) remaining[i] &= ~group[i];
-            if ((rc = emit(c, level)) || (rc = emit(c, type)) || (rc = emit(c, size)) || (rc = emit(c, id))
-                || (rc = emit_bits(c, group)))
-                goto done;
-            ncaches++;
-        }
+        char suffix[48];
+        if ((rc = p_int(TX(ft[3]), &ci.level)) || (rc = p_cache_type(TX(ft[4]), &ci.type))) goto done;
+        snprintf(suffix, sizeof suffix, "/cache/index%lld/", (long long)indices[k]);
+        if ((rc = scan_groups(c, CPU_DIR "/cpu", suffix, instance_files, 3, 2, ft, visit_cache, &ci))) goto done;
     }
-    c->out->values[count_at] = ncaches;
+    c->out->values[count_at] = ci.count;
 done:
     free(indices);
     free(first);
-    free(remaining);
-    free(group);
     return rc;
 }
 
