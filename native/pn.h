@@ -108,7 +108,7 @@ typedef struct {
  * devices or network interfaces exist.
  * Returns 0, PN_SCAN_IRREGULAR, or -errno. */
 int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
-            int want_cpuinfo, pn_scan_out *out);
+            int want_cpuinfo, int threads, pn_scan_out *out);
 
 /* Names in the directory `path` (without . and ..), NUL-terminated one after
  * the other in `out`; count or -errno. */

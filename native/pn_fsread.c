@@ -31,8 +31,11 @@
 #define PN_MAX_LINKS 40
 #define PN_MAX_DEPTH 256
 
-/* -1 unknown, 0 refused by the kernel (ENOSYS), 1 works */
-static int openat2_state = -1;
+/* -1 unknown, 0 refused by the kernel (ENOSYS), 1 works; read and set
+ * atomically: the scan's threads (and Python threads) share it */
+static int openat2_state_v = -1;
+#define OPENAT2_STATE() __atomic_load_n(&openat2_state_v, __ATOMIC_RELAXED)
+#define SET_OPENAT2_STATE(v) __atomic_store_n(&openat2_state_v, (v), __ATOMIC_RELAXED)
 
 int pn_open_root(const char *path)
 {
@@ -172,12 +175,12 @@ static int try_openat2(int rootfd, const char *path, int flags)
 int pn_openat2_works(int rootfd)
 {
 #if PN_HAS_OPENAT2
-    if (openat2_state < 0) {
+    if (OPENAT2_STATE() < 0) {
         int fd = try_openat2(rootfd, ".", O_RDONLY | O_DIRECTORY);
         if (fd >= 0) close(fd);
-        openat2_state = !(fd == -ENOSYS || fd == -EPERM || fd == -EINVAL || fd == -E2BIG);
+        SET_OPENAT2_STATE(!(fd == -ENOSYS || fd == -EPERM || fd == -EINVAL || fd == -E2BIG));
     }
-    return openat2_state;
+    return OPENAT2_STATE();
 #else
     (void)rootfd;
     return 0;
@@ -186,7 +189,7 @@ int pn_openat2_works(int rootfd)
 
 void pn_fsread_walk_only(int on)
 {
-    openat2_state = on ? 0 : -1;
+    SET_OPENAT2_STATE(on ? 0 : -1);
 }
 
 /* Drop empty and "." components ("a//b/./c/" -> "a/b/c") so that openat2 and
@@ -228,10 +231,14 @@ int pn_open_in_root(int rootfd, const char *path, int flags)
     path = clean_path(path, clean, sizeof clean);
     if (!path) return -ENAMETOOLONG;
 #if PN_HAS_OPENAT2
-    if (openat2_state != 0) {
+    int state = OPENAT2_STATE();
+    if (state != 0) {
         int fd = try_openat2(rootfd, path, flags);
-        if (fd >= 0) { openat2_state = 1; return fd; }
-        if (fd == -ENOSYS || (openat2_state < 0 && (fd == -EPERM || fd == -EINVAL || fd == -E2BIG))) {
+        if (fd >= 0) {
+            if (state < 0) SET_OPENAT2_STATE(1);
+            return fd;
+        }
+        if (fd == -ENOSYS || (state < 0 && (fd == -EPERM || fd == -EINVAL || fd == -E2BIG))) {
             /* old kernel or a seccomp filter: decide once with a probe */
             if (!pn_openat2_works(rootfd)) return walk_open(rootfd, path, flags);
         }

@@ -16,6 +16,9 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -502,23 +505,25 @@ static int walk_groups(scan_ctx *c, cpu_table *t, const char *id_name, const cha
     return scan_groups(c, CPU_DIR "/cpu", "/topology/", names, 2, 1, first, visit_topology, &g);
 }
 
-static int scan_cpus(scan_ctx *c, cpu_table *t)
+/* The probe: which file names this kernel has, read from the lowest CPU
+ * (pr[k]: texts in c->text).  IRREGULAR when it has no topology files at all. */
+static int probe_topology(scan_ctx *c, const cpu_table *t, text_t *pr)
 {
-    size_t W = c->W;
-    /* the probe: which file names this kernel has, from the lowest CPU */
-    size_t cpu0 = t->ids[0];
-    text_t pr[PR_COUNT];
     int any = 0;
     for (int k = 0; k < PR_COUNT; k++) {
-        TRY(path4(c, CPU_DIR "/cpu", cpu0, "/topology/", probe_names[k]));
+        TRY(path4(c, CPU_DIR "/cpu", t->ids[0], "/topology/", probe_names[k]));
         TRY(read_path(c, 1 << 16, &pr[k].len, &pr[k].off));
         any |= pr[k].len >= 0;
     }
-    if (!any) return IRREGULAR; /* no topology files: the general path's special case */
-    int core_name = pr[PR_CORE_CPUS].len >= 0 ? PR_CORE_CPUS : PR_THREAD_SIBLINGS;
-    int package_name = pr[PR_PACKAGE_CPUS].len >= 0 ? PR_PACKAGE_CPUS : PR_CORE_SIBLINGS;
+    return any ? 0 : IRREGULAR; /* no topology files: the general path's special case */
+}
 
-    /* core id and core mask of every CPU */
+/* Core id and core mask of every CPU (the lowest one's from the probe), then
+ * the cores: one per distinct (mask, core id), numbered in order of their
+ * lowest CPU. */
+static int scan_cores(scan_ctx *c, cpu_table *t, const text_t *pr, int core_name)
+{
+    size_t W = c->W;
     for (size_t i = 0; i < t->n; i++) {
         text_t idt = pr[PR_CORE_ID], maskt = pr[core_name];
         if (i) {
@@ -533,8 +538,7 @@ static int scan_cpus(scan_ctx *c, cpu_table *t)
         TRY(p_bits(c, TX(maskt), 0, c->reported, m));
         set_bit(m, t->ids[i]);
     }
-    /* cores: one per distinct (mask, core id), numbered in order of their lowest CPU;
-     * a CPU's earlier twin can only be one of the CPUs of its own mask */
+    /* a CPU's earlier twin can only be one of the CPUs of its own mask */
     t->ncores = 0;
     for (size_t i = 0; i < t->n; i++) {
         const uint64_t *m = t->core_mask + i * W;
@@ -554,24 +558,24 @@ static int scan_cpus(scan_ctx *c, cpu_table *t)
     t->members = calloc(t->ncores ? t->ncores * W : 1, 8);
     if (!t->members) return -ENOMEM;
     for (size_t i = 0; i < t->n; i++) set_bit(t->members + (size_t)t->core_index[i] * W, t->ids[i]);
-
-    /* packages, dies, clusters: one read per group */
-    if (pr[PR_PACKAGE_ID].len >= 0 || pr[package_name].len >= 0) {
-        TRY(walk_groups(c, t, "physical_package_id", probe_names[package_name], pr[PR_PACKAGE_ID],
-                        pr[package_name], t->package, &t->package_ids, &t->npackages, &t->package_cpus));
-    } else {
-        for (size_t i = 0; i < t->n; i++) t->package[i] = PN_SCAN_NONE;
-    }
-    if (pr[PR_DIE_ID].len >= 0)
-        TRY(walk_groups(c, t, "die_id", "die_cpus", pr[PR_DIE_ID], pr[PR_DIE_CPUS], t->die, NULL, NULL, NULL));
-    else
-        for (size_t i = 0; i < t->n; i++) t->die[i] = PN_SCAN_NONE;
-    if (pr[PR_CLUSTER_ID].len >= 0)
-        TRY(walk_groups(c, t, "cluster_id", "cluster_cpus", pr[PR_CLUSTER_ID], pr[PR_CLUSTER_CPUS], t->cluster,
-                        NULL, NULL, NULL));
-    else
-        for (size_t i = 0; i < t->n; i++) t->cluster[i] = PN_SCAN_NONE;
     return 0;
+}
+
+enum { GROUP_PACKAGE, GROUP_DIE, GROUP_CLUSTER };
+
+/* Packages, dies or clusters: one read per group (the first from the probe). */
+static int scan_topology_groups(scan_ctx *c, cpu_table *t, const text_t *pr, int kind, int package_name)
+{
+    switch (kind) {
+    case GROUP_PACKAGE:
+        return walk_groups(c, t, "physical_package_id", probe_names[package_name], pr[PR_PACKAGE_ID],
+                           pr[package_name], t->package, &t->package_ids, &t->npackages, &t->package_cpus);
+    case GROUP_DIE:
+        return walk_groups(c, t, "die_id", "die_cpus", pr[PR_DIE_ID], pr[PR_DIE_CPUS], t->die, NULL, NULL, NULL);
+    default:
+        return walk_groups(c, t, "cluster_id", "cluster_cpus", pr[PR_CLUSTER_ID], pr[PR_CLUSTER_CPUS], t->cluster,
+                           NULL, NULL, NULL);
+    }
 }
 
 static int emit_cpus(scan_ctx *c, const cpu_table *t)
@@ -655,38 +659,25 @@ static int visit_cache(scan_ctx *c, void *arg, size_t leader, const char *const 
     return 0;
 }
 
-static int scan_caches(scan_ctx *c, size_t cpu0)
+/* One cache index (indexN) of the reported CPUs: the lowest CPU's five files
+ * (level and type included), then one read per instance; *count instances
+ * are emitted. */
+static int scan_cache_index(scan_ctx *c, size_t cpu0, int64_t index, int64_t *count)
 {
     static const char *const instance_files[3] = { "size", "id", "shared_cpu_map" };
-    int64_t *indices = NULL;
-    size_t nidx = 0;
-    text_t *first = NULL;
-    int rc;
-    size_t count_at = c->out->len;
-    if ((rc = emit(c, 0))) return rc; /* the count, patched at the end */
-    if ((rc = pathf(c, CPU_DIR "/cpu%zu/cache", cpu0))) return rc;
-    if ((rc = list_ids(c, prefixed_id, "index", &indices, &nidx))) return rc;
-    first = malloc((nidx ? nidx : 1) * 5 * sizeof *first);
-    if (!first) { rc = -ENOMEM; goto done; }
-    /* every index's first instance is the lowest CPU's: its five files, level and type included */
-    for (size_t k = 0; k < nidx; k++)
-        for (int f = 0; f < 5; f++) {
-            if ((rc = cache_path(c, cpu0, indices[k], cache_first[f]))) goto done;
-            if ((rc = read_path(c, 1 << 16, &first[k * 5 + f].len, &first[k * 5 + f].off))) goto done;
-        }
-    cache_index ci = { 0, 0, 0 };
-    for (size_t k = 0; k < nidx; k++) {
-        text_t *ft = first + k * 5;
-        char suffix[48];
-        if ((rc = p_int(TX(ft[3]), &ci.level)) || (rc = p_cache_type(TX(ft[4]), &ci.type))) goto done;
-        snprintf(suffix, sizeof suffix, "/cache/index%lld/", (long long)indices[k]);
-        if ((rc = scan_groups(c, CPU_DIR "/cpu", suffix, instance_files, 3, 2, ft, visit_cache, &ci))) goto done;
+    text_t ft[5];
+    for (int f = 0; f < 5; f++) {
+        TRY(cache_path(c, cpu0, index, cache_first[f]));
+        TRY(read_path(c, 1 << 16, &ft[f].len, &ft[f].off));
     }
-    c->out->values[count_at] = ci.count;
-done:
-    free(indices);
-    free(first);
-    return rc;
+    cache_index ci = { 0, 0, 0 };
+    char suffix[48];
+    TRY(p_int(TX(ft[3]), &ci.level));
+    TRY(p_cache_type(TX(ft[4]), &ci.type));
+    snprintf(suffix, sizeof suffix, "/cache/index%lld/", (long long)index);
+    TRY(scan_groups(c, CPU_DIR "/cpu", suffix, instance_files, 3, 2, ft, visit_cache, &ci));
+    *count = ci.count;
+    return 0;
 }
 
 /* ---- NUMA nodes, hugepages, distances --------------------------------------------- */
@@ -1140,14 +1131,184 @@ static int read_sets(scan_ctx *c, uint64_t **sets, size_t *W)
     return rc;
 }
 
+/* ---- the scan's tasks: independent parts, each with its own stream ------------ */
+
+/* After the CPU sets, the probe and the cache listing, the rest of the scan
+ * is independent parts (cores; packages, dies, clusters; nodes; each cache
+ * index; devices and cpuinfo).  Each runs with its own context -- its own
+ * stream, record and texts -- so several threads can take them; the parts
+ * are then joined in one fixed order, which makes the answer, the record and
+ * the first error the same whichever thread ran what. */
+enum { TASK_CORES, TASK_GROUPS, TASK_NODES, TASK_CACHE, TASK_DEVICES };
+
+typedef struct {
+    int kind;
+    int rc;
+    scan_ctx c;          /* c.out = &out; c.text starts as a copy of the probe's texts */
+    pn_scan_out out;
+    cpu_table *t;        /* shared: each task fills its own fields */
+    const text_t *pr;    /* the probe's texts (offsets valid in c.text) */
+    int arg;             /* TASK_CORES: core mask name; TASK_GROUPS: group kind; TASK_DEVICES: want cpuinfo */
+    int package_name;
+    int64_t index;       /* TASK_CACHE: the index; after the run, the instances emitted */
+    int64_t count;
+    const uint64_t *mems;
+    size_t mems_words;
+} scan_task;
+
+static int run_task(scan_task *k)
+{
+    scan_ctx *c = &k->c;
+    switch (k->kind) {
+    case TASK_CORES:
+        return scan_cores(c, k->t, k->pr, k->arg);
+    case TASK_GROUPS:
+        return scan_topology_groups(c, k->t, k->pr, k->arg, k->package_name);
+    case TASK_NODES:
+        return scan_nodes(c, k->mems, k->mems_words);
+    case TASK_CACHE:
+        return scan_cache_index(c, k->t->ids[0], k->index, &k->count);
+    default: {
+        int pci = 0, net = 0;
+        TRY(dir_has_entries(c, "sys/bus/pci/devices", &pci));
+        TRY(dir_has_entries(c, "sys/class/net", &net));
+        TRY(emit(c, pci || net));
+        if (k->arg) {
+            size_t off;
+            ssize_t len;
+            TRY(pathf(c, "proc/cpuinfo"));
+            TRY(read_path(c, 4096, &len, &off));
+            if (len >= 0) {
+                k->out.cpuinfo = malloc((size_t)len + 1);
+                if (!k->out.cpuinfo) return -ENOMEM;
+                memcpy(k->out.cpuinfo, c->text.data + off, (size_t)len);
+                k->out.cpuinfo_len = len;
+            }
+        }
+        return 0;
+    }
+    }
+}
+
+typedef struct {
+    scan_task *tasks;
+    const size_t *order; /* the order tasks are taken in (biggest first, roughly) */
+    size_t n;
+    size_t next;
+} task_queue;
+
+static void *take_tasks(void *arg)
+{
+    task_queue *q = arg;
+    for (;;) {
+        size_t i = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED);
+        if (i >= q->n) return NULL;
+        scan_task *k = &q->tasks[q->order[i]];
+        k->rc = run_task(k);
+    }
+}
+
+/* Threads for a scan of `ncpus` CPUs: `asked` when > 0, else one per CPU this
+ * process may run on, up to 4, for a machine of 16 CPUs or more (below that
+ * a thread costs about what it saves). */
+static size_t scan_threads(int asked, size_t ncpus)
+{
+    if (asked > 0) return asked > 16 ? 16 : (size_t)asked;
+    if (ncpus < 16) return 1;
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0) return 1;
+    int n = CPU_COUNT(&mine);
+    return n < 1 ? 1 : n > 4 ? 4 : (size_t)n;
+}
+
+/* Run every task: the calling thread and up to nthreads - 1 helpers take them
+ * in queue order (helpers block every signal: Python's handlers belong to
+ * the main thread).  A helper that cannot be started is simply not there. */
+static void run_tasks(scan_task *tasks, const size_t *order, size_t n, size_t nthreads)
+{
+    task_queue q = { tasks, order, n, 0 };
+    pthread_t helpers[15];
+    size_t started = 0;
+    if (nthreads > n) nthreads = n;
+    if (nthreads > 1) {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        for (size_t i = 0; i + 1 < nthreads && i < 15; i++) {
+            if (pthread_create(&helpers[started], NULL, take_tasks, &q) != 0) break;
+            started++;
+        }
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    take_tasks(&q);
+    for (size_t i = 0; i < started; i++) pthread_join(helpers[i], NULL);
+}
+
+static int append_values(pn_scan_out *to, const pn_scan_out *from)
+{
+    if (to->len + from->len > to->cap) {
+        size_t nc = to->cap ? to->cap : 256;
+        while (nc < to->len + from->len) nc *= 2;
+        int64_t *nv = realloc(to->values, nc * sizeof *nv);
+        if (!nv) return -ENOMEM;
+        to->values = nv;
+        to->cap = nc;
+    }
+    if (from->len) memcpy(to->values + to->len, from->values, from->len * sizeof *from->values);
+    to->len += from->len;
+    return 0;
+}
+
+static int append_record(pn_scan_out *to, const pn_scan_out *from)
+{
+    if (!from->recorded.len) return 0;
+    TRY(pn_buf_reserve(&to->recorded, from->recorded.len));
+    memcpy(to->recorded.data + to->recorded.len, from->recorded.data, from->recorded.len);
+    to->recorded.len += from->recorded.len;
+    return 0;
+}
+
+static int task_init(scan_task *k, int kind, const scan_ctx *base, cpu_table *t, const text_t *pr)
+{
+    memset(k, 0, sizeof *k);
+    k->kind = kind;
+    k->t = t;
+    k->pr = pr;
+    k->c = *base;
+    k->c.out = &k->out;
+    k->c.mems = NULL; /* the base context owns it */
+    k->c.text.data = NULL;
+    k->c.text.len = k->c.text.cap = 0;
+    k->out.record = base->out->record;
+    k->out.cpuinfo_len = -1;
+    if (base->text.len) {
+        TRY(pn_buf_reserve(&k->c.text, base->text.len));
+        memcpy(k->c.text.data, base->text.data, base->text.len);
+        k->c.text.len = base->text.len;
+    }
+    return 0;
+}
+
+static void task_free(scan_task *k)
+{
+    free(k->out.values);
+    free(k->out.recorded.data);
+    free(k->out.cpuinfo);
+    free(k->c.text.data);
+}
+
 int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
-            int want_cpuinfo, pn_scan_out *out)
+            int want_cpuinfo, int threads, pn_scan_out *out)
 {
     scan_ctx ctx = { .rootfd = rootfd, .W = nwords ? nwords : 1, .reported = reported, .out = out };
     scan_ctx *c = &ctx;
     cpu_table t = { 0 };
     uint64_t one = 0;
     uint64_t *sets[5] = { 0 };
+    int64_t *indices = NULL;
+    size_t nidx = 0, ntasks = 0;
+    scan_task *tasks = NULL;
+    size_t *order = NULL;
     int rc = 0;
     out->len = 0;
     out->cpuinfo_len = -1;
@@ -1162,9 +1323,9 @@ int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t 
     if ((rc = emit(c, (int64_t)c->W)) || (rc = emit(c, !reported))) goto done;
     if (!reported) {
         /* possible, present, reported (online & the cgroup's), offline, isolated */
-        static const int order[5] = { S_POSSIBLE, S_PRESENT, S_ONLINE, S_OFFLINE, S_ISOLATED };
+        static const int set_order[5] = { S_POSSIBLE, S_PRESENT, S_ONLINE, S_OFFLINE, S_ISOLATED };
         for (int k = 0; k < 5; k++)
-            if ((rc = emit_bits(c, sets[order[k]]))) goto done;
+            if ((rc = emit_bits(c, sets[set_order[k]]))) goto done;
     }
     for (size_t i = 0; i < c->W; i++) t.n += (size_t)__builtin_popcountll(c->reported[i]);
     if (!t.n) { rc = IRREGULAR; goto done; } /* nothing to report: the general path says what is left */
@@ -1183,30 +1344,87 @@ int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t 
     size_t k = 0;
     for (size_t wi = 0; wi < c->W; wi++)
         for (uint64_t b = c->reported[wi]; b; b &= b - 1) t.ids[k++] = wi * 64 + (size_t)__builtin_ctzll(b);
-    if ((rc = scan_cpus(c, &t)) || (rc = emit_cpus(c, &t))) goto done;
     if (!reported) {
         mems = c->mems;
         mems_words = c->mems_words;
     }
-    if ((rc = scan_nodes(c, mems, mems_words))) goto done;
-    if ((rc = scan_caches(c, t.ids[0]))) goto done;
-    int pci = 0, net = 0;
-    if ((rc = dir_has_entries(c, "sys/bus/pci/devices", &pci)) || (rc = dir_has_entries(c, "sys/class/net", &net)))
+
+    /* in order: the probe and the cache listing, then the tasks */
+    c->text.len = 0; /* the tasks start with a copy of the probe's texts, nothing older */
+    text_t pr[PR_COUNT];
+    if ((rc = probe_topology(c, &t, pr))) goto done;
+    int core_name = pr[PR_CORE_CPUS].len >= 0 ? PR_CORE_CPUS : PR_THREAD_SIBLINGS;
+    int package_name = pr[PR_PACKAGE_CPUS].len >= 0 ? PR_PACKAGE_CPUS : PR_CORE_SIBLINGS;
+    int have_group[3] = { pr[PR_PACKAGE_ID].len >= 0 || pr[package_name].len >= 0, pr[PR_DIE_ID].len >= 0,
+                          pr[PR_CLUSTER_ID].len >= 0 };
+    int64_t *group_out[3] = { t.package, t.die, t.cluster };
+    for (int g = 0; g < 3; g++)
+        if (!have_group[g])
+            for (size_t i = 0; i < n; i++) group_out[g][i] = PN_SCAN_NONE;
+    if ((rc = pathf(c, CPU_DIR "/cpu%zu/cache", t.ids[0]))
+        || (rc = list_ids(c, prefixed_id, "index", &indices, &nidx)))
         goto done;
-    if ((rc = emit(c, pci || net))) goto done;
-    if (want_cpuinfo) {
-        size_t off;
-        ssize_t len;
-        c->text.len = 0;
-        if ((rc = pathf(c, "proc/cpuinfo")) || (rc = read_path(c, 4096, &len, &off))) goto done;
-        if (len >= 0) {
-            out->cpuinfo = malloc((size_t)len + 1);
-            if (!out->cpuinfo) { rc = -ENOMEM; goto done; }
-            memcpy(out->cpuinfo, c->text.data + off, (size_t)len);
-            out->cpuinfo_len = len;
-        }
+
+    /* the tasks, in the order they are joined */
+    size_t cap = 6 + nidx;
+    tasks = calloc(cap, sizeof *tasks);
+    order = malloc(cap * sizeof *order);
+    if (!tasks || !order) { rc = -ENOMEM; goto done; }
+    size_t cores_at = ntasks, nodes_at, cache_at, devices_at;
+    if ((rc = task_init(&tasks[ntasks++], TASK_CORES, c, &t, pr))) goto done;
+    tasks[cores_at].arg = core_name;
+    for (int g = 0; g < 3; g++) {
+        if (!have_group[g]) continue;
+        scan_task *tk = &tasks[ntasks];
+        if ((rc = task_init(&tasks[ntasks++], TASK_GROUPS, c, &t, pr))) goto done;
+        tk->arg = g;
+        tk->package_name = package_name;
     }
+    nodes_at = ntasks;
+    if ((rc = task_init(&tasks[ntasks++], TASK_NODES, c, &t, pr))) goto done;
+    tasks[nodes_at].mems = mems;
+    tasks[nodes_at].mems_words = mems_words;
+    cache_at = ntasks;
+    for (size_t i = 0; i < nidx; i++) {
+        if ((rc = task_init(&tasks[ntasks++], TASK_CACHE, c, &t, pr))) goto done;
+        tasks[ntasks - 1].index = indices[i];
+    }
+    devices_at = ntasks;
+    if ((rc = task_init(&tasks[ntasks++], TASK_DEVICES, c, &t, pr))) goto done;
+    tasks[devices_at].arg = want_cpuinfo;
+
+    /* taken biggest first, roughly: a file or two per CPU for cores and each
+     * cache index, fewer for the groups, nodes and devices */
+    size_t q = 0;
+    order[q++] = cores_at;
+    for (size_t i = 0; i < nidx; i++) order[q++] = cache_at + i;
+    for (size_t i = cores_at + 1; i < nodes_at; i++) order[q++] = i;
+    order[q++] = nodes_at;
+    order[q++] = devices_at;
+    run_tasks(tasks, order, ntasks, scan_threads(threads, n));
+
+    /* join: the record of every task, the first error, then the answer */
+    for (size_t i = 0; i < ntasks; i++) {
+        int r = append_record(out, &tasks[i].out);
+        if (!rc) rc = r;
+    }
+    for (size_t i = 0; i < ntasks && !rc; i++) rc = tasks[i].rc;
+    if (rc) goto done;
+    if ((rc = emit_cpus(c, &t)) || (rc = append_values(out, &tasks[nodes_at].out))) goto done;
+    int64_t ncaches = 0;
+    for (size_t i = 0; i < nidx; i++) ncaches += tasks[cache_at + i].count;
+    if ((rc = emit(c, ncaches))) goto done;
+    for (size_t i = 0; i < nidx; i++)
+        if ((rc = append_values(out, &tasks[cache_at + i].out))) goto done;
+    if ((rc = append_values(out, &tasks[devices_at].out))) goto done;
+    out->cpuinfo = tasks[devices_at].out.cpuinfo;
+    out->cpuinfo_len = tasks[devices_at].out.cpuinfo_len;
+    tasks[devices_at].out.cpuinfo = NULL;
 done:
+    for (size_t i = 0; i < ntasks; i++) task_free(&tasks[i]);
+    free(tasks);
+    free(order);
+    free(indices);
     free(t.ids);
     free(t.core_id);
     free(t.package);

@@ -1,5 +1,7 @@
 # distutils: sources = native/pn_fsread.c native/pn_groups.c native/pn_bitmap.c native/pn_scan.c
 # distutils: include_dirs = native
+# distutils: extra_compile_args = -pthread
+# distutils: extra_link_args = -pthread
 # cython: language_level=3
 """Native root-relative reader (twin of ``pynuma._pure_fsread``).
 
@@ -62,7 +64,7 @@ cdef extern from "pn.h" nogil:
         ssize_t pre_len[8]
         size_t pre_off[8]
     int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
-                int want_cpuinfo, pn_scan_out *out)
+                int want_cpuinfo, int threads, pn_scan_out *out)
     enum:
         PN_SCAN_IRREGULAR
         PN_SCAN_PRE
@@ -347,7 +349,7 @@ cdef class _Stream:
         return _int_from_bytes(raw, "little")
 
 
-def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
+def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record, int threads=0):
     """A regular machine's topology in one pass: ``(status, answer, pre, recorded)``.
 
     ``reported``: the CPUs to report (bitmap), or ``None`` to read the CPU
@@ -359,7 +361,9 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
     cpu/{online,possible,present,isolated,offline} and
     /proc/{mounts,self/cpuset,self/cgroup} (``None`` where unreadable), for
     the general path to reuse; ``recorded`` is ``(files, dirs)`` read
-    and listed when ``record``, else ``None``.
+    and listed when ``record``, else ``None``.  ``threads``: how many
+    threads may read (0: one per usable CPU, up to 4, on machines of 16
+    CPUs or more); the answer and the record do not depend on it.
 
     ``answer`` (status ``"ok"``): ``(sets, cpus, cores, packages, caches,
     node_dir, nodes, distances, slit, devices_present, cpuinfo_head)``: sets
@@ -392,7 +396,7 @@ def scan(int rootfd, reported, mems, bint want_cpuinfo, bint record):
             MW = (mems.bit_length() + 63) // 64 if mems > 0 else 1
             cmems = _words_of(mems, MW)
         with nogil:
-            rc = pn_scan(rootfd, creported, W, cmems, MW, want_cpuinfo, &out)
+            rc = pn_scan(rootfd, creported, W, cmems, MW, want_cpuinfo, threads, &out)
         if rc == -12:
             raise MemoryError()
         if rc < 0:

@@ -205,14 +205,15 @@ def group_walk(rootfd: int, prefix: str, suffix: str, names: tuple, mask_index: 
     return entries, True
 
 
-def scan(rootfd: int, reported, mems, want_cpuinfo: bool, record: bool):
+def scan(rootfd: int, reported, mems, want_cpuinfo: bool, record: bool, threads: int = 0):
     """A regular machine's topology in one pass: ``(status, answer, pre, recorded)``.
 
     The twin of the native scanner (``native/pn_scan.c``), computed by
     discovery's general path: status ``"irregular"`` wherever that path
     warns or fails.  The native scanner declines more trees than this
     (anything unusual); whenever it answers, its answer equals this one.
-    See ``pynuma._native_fsread.scan`` for the form of the result.
+    See ``pynuma._native_fsread.scan`` for the form of the result;
+    ``threads`` is accepted and ignored (the twin reads in one thread).
     """
     from .discover._regular import PRE_PATHS, general_scan
     from .fsroot import FsRoot

@@ -26,6 +26,12 @@ _group_walk = _fsread.group_walk
 MISSING, FILE, DIRECTORY = 0, 1, 2
 
 
+def _scan_threads() -> int:
+    """``PYNUMA_SCAN_THREADS``: how many threads the discovery scan may use (0 or unset: its own choice)."""
+    value = os.environ.get("PYNUMA_SCAN_THREADS", "")
+    return int(value) if value.isdigit() else 0
+
+
 class FsRoot:
     """A directory playing the part of ``/`` for every read pynuma makes.
 
@@ -146,7 +152,7 @@ class FsRoot:
         general path to reuse.
         """
         status, answer, pre, recorded = _fsread.scan(self._fd, reported, mems, not self.is_host,
-                                                     self.files_read is not None)
+                                                     self.files_read is not None, _scan_threads())
         if recorded is not None:
             self.files_read.extend(recorded[0])
             self.dirs_listed.extend(recorded[1])

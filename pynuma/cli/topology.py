@@ -298,7 +298,7 @@ def _encode(v, indent: int, level: int, out: list) -> None:
         first = True
         for k, item in v.items():
             if not isinstance(k, str):
-                k = str(k) if isinstance(k, int) and not isinstance(k, bool) else _bad_key(k)
+                k = _key(k)
             out.append(pad if first else "," + pad)
             first = False
             out.append(_quote(k) + ": ")
@@ -311,16 +311,30 @@ def _encode(v, indent: int, level: int, out: list) -> None:
             out.append("[" + ", ".join(_scalar(x) for x in v) + "]")  # matrix rows, id lists: one line
         else:
             pad = "\n" + " " * (indent * (level + 1))
+            records = _flat is not None and all(type(item) is dict for item in v)
             out.append("[")
             for i, item in enumerate(v):
                 out.append(pad if i == 0 else "," + pad)
+                if records and item:
+                    # a record (a CPU, a cache) on one line by the C encoder, unless it holds a container
+                    text = "".join(_flat(item, 0))
+                    if text.count("{") == 1 and "[" not in text:
+                        out.append(text)
+                        continue
                 _encode(item, indent, level + 1, out)
             out.append("\n" + " " * (indent * level) + "]")
     else:
         out.append(_scalar(v))
 
 
-def _bad_key(k):
+def _key(k) -> str:
+    """A non-string key as json writes it (json's C encoder, used for records, does the same)."""
+    if k is True or k is False or k is None:
+        return _scalar(k)
+    if isinstance(k, int):
+        return str(int(k))
+    if isinstance(k, float):
+        return _scalar(k)
     raise TypeError(f"cannot encode key {k!r} as JSON")
 
 

@@ -282,3 +282,26 @@ def test_a_slit_does_not_stop_the_scan_and_wins(tmp_path):
     topo = _same_both_ways(root)
     assert topo[1]["distances"]["matrix"] == [[10, 32], [32, 10]]
     assert any("disagree" in w for w in topo[2])
+
+
+@needs_native
+@settings(max_examples=25)
+@given(changes=st.lists(st.tuples(st.sampled_from(_TARGETS), st.lists(st.sampled_from(_ATOMS), min_size=1,
+                                                                        max_size=2)), max_size=2))
+def test_threads_change_nothing_but_time(tmp_path_factory, changes):
+    # the scan's parts may run on several threads: its answer, its record and its first error
+    # (irregular trees included) are the same for any number of them
+    from pynuma import _native_fsread
+
+    root = Machine(packages=2, nodes_per_package=2, cores_per_node=4, threads=2, offline=[9]).write(
+        tmp_path_factory.mktemp("threads"))
+    for path, atoms in changes:
+        full = f"{root}{path}"
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(b"".join(atoms))
+    with FsRoot(str(root)) as fs:
+        results = {n: _native_fsread.scan(fs.root_fd, None, None, True, True, n) for n in (1, 2, 3, 8)}
+    assert all(result == results[1] for result in results.values())
+    if not changes:
+        assert results[1][0] == "ok"
