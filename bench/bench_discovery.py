@@ -10,8 +10,11 @@ For each dump under ``$PYNUMA_CONFORMANCE_DIR/topology`` (default
 * floor: a tiny C program, compiled here, that opens/reads/closes exactly
   the files discovery read and lists exactly the directories it listed
   (``discover(root, record=True)``), best of N;
-* whole process: ``python -m pynuma topology --json --root DUMP`` against
+* whole process: the ``pynuma`` command (``bin/pynuma``, what pip
+  installs) as ``pynuma topology --json --root DUMP`` against
   ``python -c pass`` (and ``lstopo-no-graphics --of xml`` when installed).
+  ``python -m pynuma`` would add runpy's own imports (~4 ms on a fresh
+  interpreter), which are not pynuma's.
 
 Byte-code caching is on for the subprocesses (an installed package has its
 ``.pyc``), in a private ``PYTHONPYCACHEPREFIX`` so the tree stays clean.
@@ -165,6 +168,8 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5, help="alternating floor/native rounds (best is kept)")
     ap.add_argument("--proc-reps", type=int, default=15, help="repetitions of whole-process runs")
     ap.add_argument("--only", help="just this case")
+    ap.add_argument("--python", default=sys.executable,
+                    help="interpreter for the whole-process runs (e.g. a fresh venv's, without site hooks)")
     args = ap.parse_args()
 
     import pynuma.discover as disc
@@ -182,7 +187,7 @@ def main() -> int:
         work = Path(tmp)
         floor = build_floor(work)
         env = process_env(work / "pycache")
-        py_pass = whole_process([sys.executable, "-c", "pass"], env, args.proc_reps)
+        py_pass = whole_process([args.python, "-c", "pass"], env, args.proc_reps)
         print(f"python -c pass: {py_pass:.1f} ms (best of {args.proc_reps})\n")
         head = (f"{'case':34} {'files':>5} {'dirs':>4} {'floor us':>9} {'native us':>9} {'nat/floor':>9} "
                 f"{'pure us':>9} {'pure/nat':>8} {'py ms':>6} {'cli ms':>7} {'cli-py ms':>9}" + (f" {'lstopo ms':>9}" if lstopo else ""))
@@ -211,9 +216,8 @@ def main() -> int:
             pure = subprocess.run([sys.executable, "-c", PURE_SNIPPET, str(root), str(args.reps)],
                                   env=dict(env, PYNUMA_PURE="1"), capture_output=True, text=True, check=True)
             pure_us = float(pure.stdout.strip())
-            py_pass, cli_ms = whole_processes([[sys.executable, "-c", "pass"],
-                                               [sys.executable, "-m", "pynuma", "topology", "--json", "--root",
-                                                str(root)]], env, args.proc_reps)
+            command = [args.python, str(PROJECT / "bin" / "pynuma"), "topology", "--json", "--root", str(root)]
+            py_pass, cli_ms = whole_processes([[args.python, "-c", "pass"], command], env, args.proc_reps)
             line = (f"{case.name:34} {len(files):5d} {len(dirs):4d} {floor_us:9.0f} {native_us:9.0f} "
                     f"{native_us / floor_us:9.2f} {pure_us:9.0f} {pure_us / native_us:8.2f} {py_pass:6.1f} {cli_ms:7.1f} "
                     f"{cli_ms - py_pass:9.1f}")

@@ -267,7 +267,7 @@ ssize_t pn_read_fd(int fd, char *buf, size_t cap)
 int pn_buf_reserve(pn_buf *b, size_t extra)
 {
     if (b->cap - b->len >= extra) return 0;
-    size_t nc = b->cap ? b->cap : 65536;
+    size_t nc = b->cap ? b->cap : 4096; /* small: big transient buffers cost page faults on every call */
     while (nc - b->len < extra) nc *= 2;
     char *nd = realloc(b->data, nc);
     if (!nd) return -ENOMEM;
@@ -302,17 +302,24 @@ int pn_read_one(int rootfd, const char *path, size_t limit, pn_buf *out, ssize_t
     int fd = pn_open_in_root(rootfd, path, O_RDONLY);
     if (fd < 0) { *result = fd; return 0; }
     int ends = short_read_ends(path);
-    /* read straight into the shared buffer, growing it as needed */
-    size_t got = 0;
+    /* read straight into the shared buffer, growing it as needed: the first
+     * read asks for a page (most files are a line), full reads double that up
+     * to 64 KiB, and after a short read only the end (0) is expected, so any
+     * room left will do -- the buffer stays small and needs no new pages */
+    size_t got = 0, step = 4096;
+    int was_short = 0;
     ssize_t r = 0;
     while (got < limit) {
-        size_t chunk = limit - got < 65536 ? limit - got : 65536;
-        if (pn_buf_reserve(out, chunk) < 0) { close(fd); return -ENOMEM; }
+        size_t chunk = limit - got < step ? limit - got : step;
+        if (pn_buf_reserve(out, was_short ? 1 : chunk) < 0) { close(fd); return -ENOMEM; }
+        if (chunk > out->cap - out->len) chunk = out->cap - out->len;
         do { r = read(fd, out->data + out->len, chunk); } while (r < 0 && errno == EINTR);
         if (r < 0) { r = -errno; break; }
         out->len += (size_t)r;
         got += (size_t)r;
         if (r == 0 || (ends && (size_t)r < chunk && (size_t)r % 4096 != 0)) break;
+        was_short = (size_t)r < chunk;
+        if (!was_short && step < 65536) step *= 2;
     }
     close(fd);
     if (r < 0) { out->len = *offset; *result = r; }

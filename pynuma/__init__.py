@@ -12,8 +12,6 @@ Public names are imported lazily so ``import pynuma`` stays cheap::
 """
 from __future__ import annotations
 
-import importlib
-
 __version__ = "0.1.0"
 
 # public name -> module that defines it
@@ -82,7 +80,9 @@ def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'pynuma' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    from ._impl import import_module
+
+    value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 

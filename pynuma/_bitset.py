@@ -10,9 +10,11 @@ own vocabulary (set algebra for CPUs, kubelet ordering for NUMA masks).
 """
 from __future__ import annotations
 
-from typing import Iterable, Iterator, Optional, Type, TypeVar
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
+    from typing import Iterable, Iterator, Optional, Type, TypeVar
 
-_S = TypeVar("_S", bound="IntBitSet")
+    _S = TypeVar("_S", bound="IntBitSet")
 
 
 def iter_bits(bits: int) -> Iterator[int]:
@@ -63,8 +65,8 @@ class IntBitSet:
         """The set whose members are the 1-bits of ``bits``."""
         if bits < 0:
             raise ValueError("negative bitmap")
-        new = object.__new__(cls)
-        object.__setattr__(new, "_bits", bits)
+        new = _object_new(cls)
+        _set_bits(new, bits)
         return new
 
     @property
@@ -94,3 +96,7 @@ class IntBitSet:
 
     def __reduce__(self):
         return (type(self).from_bits, (self._bits,))
+
+
+_object_new = object.__new__
+_set_bits = IntBitSet.__dict__["_bits"].__set__  # the slot itself: __setattr__ refuses every write

@@ -8,9 +8,12 @@ Tests use :func:`implementations` to run the same case on both.
 """
 from __future__ import annotations
 
-import importlib
 import os
-from types import ModuleType
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
 
 _chosen: dict = {}
 
@@ -20,9 +23,15 @@ def pure_forced() -> bool:
     return os.environ.get("PYNUMA_PURE", "") not in ("", "0")
 
 
+def import_module(name: str) -> ModuleType:
+    """The module ``name`` (absolute), imported if needed: ``importlib.import_module`` without importing importlib."""
+    __import__(name)
+    return sys.modules[name]
+
+
 def _native(area: str):
     try:
-        return importlib.import_module(f"pynuma._native_{area}")
+        return import_module(f"pynuma._native_{area}")
     except ImportError:
         return None
 
@@ -33,7 +42,7 @@ def select(area: str) -> ModuleType:
     if mod is None:
         mod = None if pure_forced() else _native(area)
         if mod is None:
-            mod = importlib.import_module(f"pynuma._pure_{area}")
+            mod = import_module(f"pynuma._pure_{area}")
         _chosen[area] = mod
     return mod
 
@@ -50,7 +59,7 @@ def is_native(area: str) -> bool:
 
 def implementations(area: str) -> dict:
     """``{"native": module, "pure": module}`` (native absent when not built)."""
-    found = {"pure": importlib.import_module(f"pynuma._pure_{area}")}
+    found = {"pure": import_module(f"pynuma._pure_{area}")}
     native = _native(area)
     if native is not None:
         found["native"] = native

@@ -17,12 +17,13 @@ would cost more than it saves).
 """
 from __future__ import annotations
 
-from collections import deque
 from itertools import repeat
 
 _set = object.__setattr__
 _new = object.__new__
-_consume = deque(maxlen=0).extend  # runs an iterator to its end, keeping nothing
+# runs an iterator of _set's results (None, falsy) to its end, keeping nothing; a C loop,
+# and unlike collections.deque it costs no import
+_consume = any
 
 
 def _init_slow(self, args: tuple, kwargs: dict) -> None:

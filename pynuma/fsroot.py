@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import errno
 import os
-from typing import Iterable, List, Optional, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
+    from typing import Iterable, List, Optional, Tuple
 
 from . import _impl
 from .errors import FakeRootRefused, InputError, ParseError, PynumaError, from_oserror
@@ -30,6 +32,10 @@ def _scan_threads() -> int:
     """``PYNUMA_SCAN_THREADS``: how many threads the discovery scan may use (0 or unset: its own choice)."""
     value = os.environ.get("PYNUMA_SCAN_THREADS", "")
     return int(value) if value.isdigit() else 0
+
+
+#: read once, when this module is imported
+SCAN_THREADS = _scan_threads()
 
 
 class FsRoot:
@@ -152,7 +158,7 @@ class FsRoot:
         general path to reuse.
         """
         status, answer, pre, recorded = _fsread.scan(self._fd, reported, mems, not self.is_host,
-                                                     self.files_read is not None, _scan_threads())
+                                                     self.files_read is not None, SCAN_THREADS)
         if recorded is not None:
             self.files_read.extend(recorded[0])
             self.dirs_listed.extend(recorded[1])

@@ -11,11 +11,15 @@ it as plain data.  ``Topology.to_dict()`` is the JSON form that
 """
 from __future__ import annotations
 
-from types import MappingProxyType
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
+    from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ._record import Record
 from .cpuset import CPUSet
+
+#: ``types.MappingProxyType`` (a read-only view of a dict), without importing ``types``
+MappingProxyType = type(type.__dict__)
 
 FORMAT = "pynuma.topology/1"
 

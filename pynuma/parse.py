@@ -10,7 +10,9 @@ whitespace or NUL bytes, which every parser ignores.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
+    from typing import Dict, List, Optional, Tuple
 
 from .cpuset import CPUSet
 

@@ -6,7 +6,6 @@ line on stderr: exit 2 for bad input or usage, 1 for operational failures.
 """
 from __future__ import annotations
 
-import importlib
 import sys
 
 # name -> (module, one-line summary).  Keep the summaries short: they are the help.
@@ -52,10 +51,11 @@ def main(argv=None) -> int:
     if entry is None:
         print(f"pynuma: error: unknown command {name!r} (see 'pynuma --help')", file=sys.stderr)
         return 2
+    from .._impl import import_module
     from ..errors import PynumaError
 
     try:
-        module = importlib.import_module(entry[0])
+        module = import_module(entry[0])
     except ModuleNotFoundError as err:
         if err.name != entry[0]:
             raise

@@ -16,7 +16,9 @@ benchmark's floor program.
 from __future__ import annotations
 
 import os
-from typing import List, Optional, Tuple, Union
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
+    from typing import List, Optional, Tuple, Union
 
 from .. import _impl
 from ..cpuset import CPUSet

@@ -10,13 +10,14 @@ the scan's form, the oracle the tests compare the native scan against.
 from __future__ import annotations
 
 import os
-from types import MappingProxyType
-from typing import List, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
+    from typing import List, Optional
 
 from .. import _impl
 from ..cpuset import CPUSet
-from ..model import (CPU, Cache, Distances, HugepagePool, NumaNode, Package, Topology, node_of_cpus,
-                     uncore_of_cpus)
+from ..model import (CPU, Cache, Distances, HugepagePool, MappingProxyType, NumaNode, Package, Topology,
+                     node_of_cpus, uncore_of_cpus)
 
 _from_bits = CPUSet.from_bits
 _make_records = _impl.select("fsread").make_records

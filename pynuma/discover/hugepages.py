@@ -10,10 +10,11 @@ warning naming the file.
 """
 from __future__ import annotations
 
-from types import MappingProxyType
-from typing import Dict, List, Mapping
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
+    from typing import Dict, List, Mapping
 
-from ..model import HugepagePool
+from ..model import HugepagePool, MappingProxyType
 from ..parse import parse_hugepage_dirname, parse_int
 
 GLOBAL_DIR = "/sys/kernel/mm/hugepages"
