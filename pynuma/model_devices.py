@@ -11,7 +11,9 @@ guesses it from bus numbers or CPU lists)::
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Mapping, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
+    from typing import Any, Dict, Mapping, Optional
 
 from ._record import Record
 from .cpuset import CPUSet

@@ -12,7 +12,9 @@ never guessed.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
+    from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..cpuset import CPUSet
 from ..fsroot import FsRoot

@@ -12,7 +12,9 @@ locality.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
+    from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..fsroot import FsRoot
 from ..model_devices import NetInterface, PciDevice

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.sysfs_builder import Machine
+from tests.fixtures.sysfs_builder import Machine, put
 
 PROJECT = Path(__file__).resolve().parents[2]
 # each costs milliseconds on a fresh interpreter (typing and re ~5-10 ms, collections ~2 ms)
@@ -33,9 +33,18 @@ print(code, sorted(set(sys.modules) - before))
 """
 
 
+@pytest.mark.parametrize("devices", [False, True], ids=["bare", "with-devices"])
 @pytest.mark.parametrize("pure", ["0", "1"])
-def test_topology_json_imports_nothing_heavy(tmp_path, pure):
+def test_topology_json_imports_nothing_heavy(tmp_path, pure, devices):
+    from pynuma import _impl
+
+    if pure == "0" and not (_impl.native_available("fsread") and _impl.native_available("bitmap")):
+        pytest.skip("native core not built: the budget is the native path's")
     root = Machine(packages=2, nodes_per_package=2, cores_per_node=2, threads=2).write(tmp_path)
+    if devices:  # a real host always has some: their readers count too
+        put(root, "/sys/bus/pci/devices/0000:00:1f.0/uevent", "PCI_CLASS=20000\nPCI_ID=8086:1533\n")
+        put(root, "/sys/bus/pci/devices/0000:00:1f.0/numa_node", "1\n")
+        put(root, "/sys/class/net/eth0/address", "52:54:00:12:34:56\n")
     env = {"PYNUMA_PURE": pure, "PATH": "/usr/bin:/bin"}
     res = subprocess.run([sys.executable, "-S", "-c", PROBE, str(PROJECT), str(root)], capture_output=True,
                          text=True, env=env, timeout=60)
@@ -46,6 +55,7 @@ def test_topology_json_imports_nothing_heavy(tmp_path, pure):
     assert "pynuma.discover" in imported
     if pure == "1":
         return  # the pure twins may take what they need; the budget is the native path's
+    assert ("pynuma.discover.devices" in imported) == devices
     assert not imported & HEAVY, sorted(imported & HEAVY)
 
 
