@@ -21,8 +21,6 @@ from ..model import (CPU, Cache, Distances, HugepagePool, MappingProxyType, Numa
 
 _from_bits = CPUSet.from_bits
 _make_records = _impl.select("fsread").make_records
-# every field given, in order: the records' argument checks are not needed here
-_make_node, _make_package, _make_topology = NumaNode._make, Package._make, Topology._make
 _EMPTY = MappingProxyType({})
 
 
@@ -43,11 +41,13 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
             found = shared[bits] = _from_bits(bits)
         return found
 
-    nodes = []
+    # records in bulk, every field given in order (no argument checks needed): _make_records
+    node_rows = []
     for node_id, total, free, bits, pools_raw in nodes_raw:
         pools = MappingProxyType({size: HugepagePool(size, p_total, p_free, surplus, reserved)
                                   for size, p_total, p_free, surplus, reserved in pools_raw}) if pools_raw else _EMPTY
-        nodes.append(_make_node((node_id, cpus_of(bits), total, free, pools, bits != 0, total > 0)))
+        node_rows.append((node_id, cpus_of(bits), total, free, pools, bits != 0, total > 0))
+    nodes = _make_records(NumaNode, node_rows)
     node_of = node_of_cpus(nodes)
     caches = tuple(_make_records(Cache, [(level, kind, size, cache_id, cpus_of(bits))
                                          for level, kind, size, cache_id, bits in caches_raw]))
@@ -75,7 +75,7 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
         arch = os.uname().machine
     else:
         arch = "unknown" if cpuinfo is None else arch_of(cpuinfo)
-    return _make_topology((
+    return _make_records(Topology, ((
         arch,
         cpus_of(possible),
         cpus_of(present),
@@ -83,7 +83,7 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
         cpus_of(offline),
         cpus_of(isolated & reported),
         cpu_records,
-        tuple(_make_package((pid, cpus_of(bits))) for pid, bits in packages_raw),
+        tuple(_make_records(Package, [(pid, cpus_of(bits)) for pid, bits in packages_raw])),
         len(cores),
         caches,
         tuple(nodes),
@@ -91,7 +91,7 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
         devices,
         net_interfaces,
         tuple(warnings),
-    ))
+    ),))[0]
 
 
 #: what discovery reads before anything else: the CPU sets, then the cgroup files
