@@ -4,9 +4,10 @@
 For each dump under ``$PYNUMA_CONFORMANCE_DIR/topology`` (default
 ``../shared/conformance/topology``):
 
-* native: ``pynuma.discover(root)`` in this process (best of N), the root
-  directory opened once as the floor opens it;
-* pure: the same with ``PYNUMA_PURE=1`` in a subprocess (best of N);
+* native: ``pynuma.discover(root)`` in a fresh Python process per round,
+  as the floor runs (best of N), the root directory opened once as the
+  floor opens it;
+* pure: the same with ``PYNUMA_PURE=1`` (best of N);
 * floor: a tiny C program, compiled here, that opens/reads/closes exactly
   the files discovery read and lists exactly the directories it listed
   (``discover(root, record=True)``), best of N;
@@ -91,7 +92,7 @@ int main(int argc, char **argv) {
 }
 """
 
-PURE_SNIPPET = r"""
+DISCOVER_SNIPPET = r"""
 import sys, time
 from pynuma.discover import discover
 from pynuma.fsroot import FsRoot
@@ -126,15 +127,6 @@ def extract(case: Path, dest: Path) -> Path:
             tar.extractall(dest)
     (top,) = [p for p in dest.iterdir() if p.is_dir()]
     return top
-
-
-def best_of(fn, reps: int) -> float:
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e6
 
 
 def process_env(cache: Path) -> dict:
@@ -174,7 +166,6 @@ def main() -> int:
 
     import pynuma.discover as disc
     from pynuma import _impl
-    from pynuma.fsroot import FsRoot
 
     corpus = conformance_topology()
     if not corpus.is_dir():
@@ -204,16 +195,20 @@ def main() -> int:
             listing.write_text("".join(f"F {p.lstrip('/') or '.'}\n" for p in files)
                                + "".join(f"D {p.lstrip('/') or '.'}\n" for p in dirs))
             # floor and native in alternating rounds, best of each: a noisy machine slows both alike.
-            # Both open the root directory once, outside the timing (every file is still
-            # opened, read and closed on each discovery; nothing is cached).
+            # Each round is a fresh process on both sides (a long-lived process can stay in a slow
+            # state on this kind of VM, which one side alone would then carry); both open the root
+            # directory once, outside the timing (every file is still opened, read and closed on
+            # each discovery; nothing is cached).
             floor_us = native_us = float("inf")
-            with FsRoot(str(root)) as fs:
-                for _round in range(args.rounds):
-                    out = subprocess.run([str(floor), str(root), str(listing), str(args.reps)],
-                                         capture_output=True, text=True, check=True)
-                    floor_us = min(floor_us, float(out.stdout.split()[0]))
-                    native_us = min(native_us, best_of(lambda: disc.discover(fs), args.reps))
-            pure = subprocess.run([sys.executable, "-c", PURE_SNIPPET, str(root), str(args.reps)],
+            native_env = {k: v for k, v in env.items() if k != "PYNUMA_PURE"}
+            for _round in range(args.rounds):
+                out = subprocess.run([str(floor), str(root), str(listing), str(args.reps)],
+                                     capture_output=True, text=True, check=True)
+                floor_us = min(floor_us, float(out.stdout.split()[0]))
+                out = subprocess.run([sys.executable, "-c", DISCOVER_SNIPPET, str(root), str(args.reps)],
+                                     env=native_env, capture_output=True, text=True, check=True)
+                native_us = min(native_us, float(out.stdout.strip()))
+            pure = subprocess.run([sys.executable, "-c", DISCOVER_SNIPPET, str(root), str(args.reps)],
                                   env=dict(env, PYNUMA_PURE="1"), capture_output=True, text=True, check=True)
             pure_us = float(pure.stdout.strip())
             command = [args.python, str(PROJECT / "bin" / "pynuma"), "topology", "--json", "--root", str(root)]
