@@ -305,3 +305,11 @@ def test_threads_change_nothing_but_time(tmp_path_factory, changes):
     assert all(result == results[1] for result in results.values())
     if not changes:
         assert results[1][0] == "ok"
+
+
+@pytest.mark.parametrize("value, threads", [("", 0), ("1", 1), ("3", 3), ("x", 0), ("-2", 0)])
+def test_scan_threads_from_the_environment(monkeypatch, value, threads):
+    from pynuma import fsroot
+
+    monkeypatch.setenv("PYNUMA_SCAN_THREADS", value)
+    assert fsroot._scan_threads() == threads
