@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1274,7 +1275,7 @@ static int task_init(scan_task *k, int kind, const scan_ctx *base, cpu_table *t,
     k->kind = kind;
     k->t = t;
     k->pr = pr;
-    k->c = *base;
+    memcpy(&k->c, base, offsetof(scan_ctx, path)); /* all but the path buffer, which the task fills itself */
     k->c.out = &k->out;
     k->c.mems = NULL; /* the base context owns it */
     k->c.text.data = NULL;
