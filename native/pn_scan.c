@@ -1151,11 +1151,33 @@ typedef struct {
     const text_t *pr;    /* the probe's texts (offsets valid in c.text) */
     int arg;             /* TASK_CORES: core mask name; TASK_GROUPS: group kind; TASK_DEVICES: want cpuinfo */
     int package_name;
-    int64_t index;       /* TASK_CACHE: the index; after the run, the instances emitted */
-    int64_t count;
+    int64_t index;       /* TASK_CACHE: the index */
+    int64_t count;       /* TASK_CACHE, after the run: the instances emitted */
     const uint64_t *mems;
     size_t mems_words;
 } scan_task;
+
+/* Whether PCI devices or network interfaces exist (emitted), and the head of
+ * /proc/cpuinfo into cpuinfo->cpuinfo when asked. */
+static int scan_devices(scan_ctx *c, pn_scan_out *cpuinfo)
+{
+    int pci = 0, net = 0;
+    TRY(dir_has_entries(c, "sys/bus/pci/devices", &pci));
+    TRY(dir_has_entries(c, "sys/class/net", &net));
+    TRY(emit(c, pci || net));
+    if (!cpuinfo) return 0;
+    size_t off;
+    ssize_t len;
+    TRY(pathf(c, "proc/cpuinfo"));
+    TRY(read_path(c, 4096, &len, &off));
+    if (len >= 0) {
+        cpuinfo->cpuinfo = malloc((size_t)len + 1);
+        if (!cpuinfo->cpuinfo) return -ENOMEM;
+        memcpy(cpuinfo->cpuinfo, c->text.data + off, (size_t)len);
+        cpuinfo->cpuinfo_len = len;
+    }
+    return 0;
+}
 
 static int run_task(scan_task *k)
 {
@@ -1169,25 +1191,8 @@ static int run_task(scan_task *k)
         return scan_nodes(c, k->mems, k->mems_words);
     case TASK_CACHE:
         return scan_cache_index(c, k->t->ids[0], k->index, &k->count);
-    default: {
-        int pci = 0, net = 0;
-        TRY(dir_has_entries(c, "sys/bus/pci/devices", &pci));
-        TRY(dir_has_entries(c, "sys/class/net", &net));
-        TRY(emit(c, pci || net));
-        if (k->arg) {
-            size_t off;
-            ssize_t len;
-            TRY(pathf(c, "proc/cpuinfo"));
-            TRY(read_path(c, 4096, &len, &off));
-            if (len >= 0) {
-                k->out.cpuinfo = malloc((size_t)len + 1);
-                if (!k->out.cpuinfo) return -ENOMEM;
-                memcpy(k->out.cpuinfo, c->text.data + off, (size_t)len);
-                k->out.cpuinfo_len = len;
-            }
-        }
-        return 0;
-    }
+    default:
+        return scan_devices(c, k->arg ? &k->out : NULL);
     }
 }
 
