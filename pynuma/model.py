@@ -216,9 +216,9 @@ def _load_extras(kind: str, items) -> tuple:
         return ()
     module_name, _, func = EXTRA_LOADERS.get(kind, ":").partition(":")
     try:
-        import importlib
+        from ._impl import import_module
 
-        loader = getattr(importlib.import_module(module_name), func)
+        loader = getattr(import_module(module_name), func)
     except (ImportError, AttributeError, ValueError):
         return items
     return tuple(loader(x) for x in items)

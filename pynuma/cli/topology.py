@@ -311,11 +311,10 @@ def _encode(v, indent: int, level: int, out: list) -> None:
             out.append("[" + ", ".join(_scalar(x) for x in v) + "]")  # matrix rows, id lists: one line
         else:
             pad = "\n" + " " * (indent * (level + 1))
-            records = _flat is not None and all(type(item) is dict for item in v)
             out.append("[")
             for i, item in enumerate(v):
                 out.append(pad if i == 0 else "," + pad)
-                if records and item:
+                if _flat is not None and type(item) is dict and item:
                     # a record (a CPU, a cache) on one line by the C encoder, unless it holds a container
                     text = "".join(_flat(item, 0))
                     if text.count("{") == 1 and "[" not in text:
@@ -329,11 +328,7 @@ def _encode(v, indent: int, level: int, out: list) -> None:
 
 def _key(k) -> str:
     """A non-string key as json writes it (json's C encoder, used for records, does the same)."""
-    if k is True or k is False or k is None:
-        return _scalar(k)
-    if isinstance(k, int):
-        return str(int(k))
-    if isinstance(k, float):
+    if k is None or isinstance(k, (int, float)):  # bool is an int
         return _scalar(k)
     raise TypeError(f"cannot encode key {k!r} as JSON")
 

@@ -259,6 +259,15 @@ _ATOMS = [b"", b"\n", b"0", b"-1", b"99999999999999999999", b"0-4095", b"fffffff
           b"cgroup2 / cgroup2 rw 0 0", b"0::/", b"Node 0 MemTotal: 5 kB\nNode 0 MemFree: 1 kB\n"]
 
 
+def _write_atoms(root, changes):
+    """Each ``(path, atoms)`` of ``changes``: the file at ``path`` under ``root`` holds just those bytes."""
+    for path, atoms in changes:
+        full = f"{root}{path}"
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(b"".join(atoms))
+
+
 @needs_native
 @settings(max_examples=60)
 @given(changes=st.lists(st.tuples(st.sampled_from(_TARGETS), st.lists(st.sampled_from(_ATOMS), min_size=1,
@@ -266,11 +275,7 @@ _ATOMS = [b"", b"\n", b"0", b"-1", b"99999999999999999999", b"0-4095", b"fffffff
 def test_odd_bytes_anywhere(tmp_path_factory, changes):
     root = Machine(packages=2, nodes_per_package=2, cores_per_node=2, threads=2, offline=[3]).write(
         tmp_path_factory.mktemp("odd"))
-    for path, atoms in changes:
-        full = f"{root}{path}"
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "wb") as f:
-            f.write(b"".join(atoms))
+    _write_atoms(root, changes)
     _same_both_ways(root)
 
 
@@ -295,11 +300,7 @@ def test_threads_change_nothing_but_time(tmp_path_factory, changes):
 
     root = Machine(packages=2, nodes_per_package=2, cores_per_node=4, threads=2, offline=[9]).write(
         tmp_path_factory.mktemp("threads"))
-    for path, atoms in changes:
-        full = f"{root}{path}"
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "wb") as f:
-            f.write(b"".join(atoms))
+    _write_atoms(root, changes)
     with FsRoot(str(root)) as fs:
         results = {n: _native_fsread.scan(fs.root_fd, None, None, True, True, n) for n in (1, 2, 3, 8)}
     assert all(result == results[1] for result in results.values())
