@@ -1,6 +1,4 @@
 """``python -m pynuma``: the same as the ``pynuma`` command."""
-import sys
+from pynuma.cli import run
 
-from pynuma.cli import main
-
-sys.exit(main())
+run()

@@ -11,14 +11,12 @@ the root (``..`` and absolute symlinks stay inside it).
 """
 from __future__ import annotations
 
-import errno
 import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Iterable, List, Optional, Tuple
 
 from . import _impl
-from .errors import FakeRootRefused, InputError, ParseError, PynumaError, from_oserror
 
 _fsread = _impl.select("fsread")
 _read_many_text = _fsread.read_many_text
@@ -51,6 +49,8 @@ class FsRoot:
         try:
             self._fd = _fsread.open_root(self.root)
         except OSError as err:
+            from .errors import InputError
+
             raise InputError(f"root {root}: {err.strerror}") from err
         self._owned = True
         self.files_read: Optional[List[str]] = [] if record else None
@@ -169,6 +169,8 @@ class FsRoot:
         try:
             return self.read_text(path)
         except OSError as err:
+            from .errors import from_oserror
+
             raise from_oserror(err, self.host_path(path)) from err
 
     def parse(self, path: str, parser, default=None):
@@ -179,6 +181,8 @@ class FsRoot:
         try:
             return parser(text)
         except ValueError as err:
+            from .errors import ParseError
+
             raise ParseError(self.host_path(path), str(err)) from None
 
     def listdir(self, path: str) -> List[str]:
@@ -230,13 +234,13 @@ class FsRoot:
         try:
             _fsread.write_at(self._fd, self._rel(path), text.encode())
         except OSError as err:
+            from .errors import from_oserror
+
             raise from_oserror(err, self.host_path(path)) from err
 
     def require_host(self, what: str) -> None:
         """Refuse live-host side effects while reading an alternate root."""
         if not self.is_host:
+            from .errors import FakeRootRefused
+
             raise FakeRootRefused(f"{what} acts on the live host, but the root is {self.root}")
-
-
-def errno_name(code: int) -> str:
-    return errno.errorcode.get(abs(code), str(code))

@@ -34,6 +34,10 @@ _FLAGS = ("--json", "--distances", "--devices")
 _VALUES = ("--root", "--topology", "--save")
 
 
+#: this command closes every file it opens: the process may end without interpreter teardown
+EXIT_WITHOUT_TEARDOWN = True
+
+
 class _Usage(Exception):
     pass
 
@@ -229,20 +233,35 @@ def render_distances(topo) -> str:
 
 
 # -- a tiny JSON encoder (importing json costs more than this command's budget) --
-try:
-    import _json  # json's C half: built in, so importing it costs nothing (``json`` itself costs ~1 ms)
+#: records (CPUs, caches, ...) in the value's lists from which json's C encoder pays for its import
+#: (~0.3 ms): it writes a record in ~4 us, the Python code below in ~11 us
+C_ENCODER_FROM = 40
+_c_encoder_cache: list = []
 
-    def _unencodable(o):
-        raise TypeError(f"cannot encode {type(o).__name__} as JSON")
 
-    _flat = _json.make_encoder(None, _unencodable, _json.encode_basestring, None, ": ", ", ", False, False, False)
-except (ImportError, AttributeError, TypeError):  # another Python: the encoder below does it all
-    _flat = None
+def _c_encoder():
+    """json's C encoder for flat records, or None on a Python without it (imported on first use)."""
+    if not _c_encoder_cache:
+        try:
+            import _json  # json's C half, without json's own imports (~1 ms)
+
+            def _unencodable(o):
+                raise TypeError(f"cannot encode {type(o).__name__} as JSON")
+
+            encoder = _json.make_encoder(None, _unencodable, _json.encode_basestring, None, ": ", ", ",
+                                         False, False, False)
+        except (ImportError, AttributeError, TypeError):  # another Python: the encoder below does it all
+            encoder = None
+        _c_encoder_cache.append(encoder)
+    return _c_encoder_cache[0]
+
 
 _ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
 def _quote(s: str) -> str:
+    """A JSON string as json writes it with ``ensure_ascii=False``; lone surrogates (from undecodable
+    file names) escaped too, which json would leave raw and UTF-8 cannot carry."""
     if s.isprintable() and '"' not in s and "\\" not in s:
         return '"' + s + '"'
     out = []
@@ -250,13 +269,8 @@ def _quote(s: str) -> str:
         esc = _ESCAPES.get(ch)
         if esc is not None:
             out.append(esc)
-        elif ch < " " or ch == "\x7f" or not ch.isprintable():
-            code = ord(ch)
-            if code > 0xFFFF:
-                code -= 0x10000
-                out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
-            else:
-                out.append(f"\\u{code:04x}")
+        elif ch < " " or "\ud800" <= ch <= "\udfff":
+            out.append(f"\\u{ord(ch):04x}")
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
@@ -280,61 +294,70 @@ def _scalar(v) -> str:
     raise TypeError(f"cannot encode {type(v).__name__} as JSON")
 
 
-def _compact_ok(items) -> bool:
-    return all(not isinstance(x, (dict, list, tuple)) for x in items)
+def _key(k) -> str:
+    """A key as json writes it: non-string keys (numbers, booleans, None) become strings."""
+    if isinstance(k, str):
+        return _quote(k)
+    if k is None or isinstance(k, (int, float)):  # bool is an int
+        return '"' + _scalar(k) + '"'
+    raise TypeError(f"cannot encode key {k!r} as JSON")
 
 
-def _encode(v, indent: int, level: int, out: list) -> None:
+def _is_container(v) -> bool:
+    return isinstance(v, (dict, list, tuple))
+
+
+def _one_line(d: dict, c_encoder) -> str:
+    """A record (a non-empty dict of scalars: a CPU, a cache, a pool) on one line, as json would write it."""
+    if c_encoder is not None:
+        text = "".join(c_encoder(d, 0))
+        if text.isascii():  # otherwise a lone surrogate may be in it: the Python writer escapes those
+            return text
+    return "{" + ", ".join(_key(k) + ": " + _scalar(v) for k, v in d.items()) + "}"
+
+
+def _encode(v, indent: int, level: int, out: list, c_encoder) -> None:
     if isinstance(v, dict):
         if not v:
             out.append("{}")
-            return
-        if _flat is not None and _compact_ok(v.values()) and all(type(k) is str for k in v):
-            # a flat record (a CPU, a cache, a pool) on one line, by json's C encoder
-            out.append("".join(_flat(v, 0)))
-            return
-        pad = "\n" + " " * (indent * (level + 1))
-        out.append("{")
-        first = True
-        for k, item in v.items():
-            if not isinstance(k, str):
-                k = _key(k)
-            out.append(pad if first else "," + pad)
-            first = False
-            out.append(_quote(k) + ": ")
-            _encode(item, indent, level + 1, out)
-        out.append("\n" + " " * (indent * level) + "}")
+        elif not any(map(_is_container, v.values())):
+            out.append(_one_line(v, c_encoder))
+        else:
+            pad = "\n" + " " * (indent * (level + 1))
+            out.append("{")
+            first = True
+            for k, item in v.items():
+                out.append(pad if first else "," + pad)
+                first = False
+                out.append(_key(k) + ": ")
+                _encode(item, indent, level + 1, out, c_encoder)
+            out.append("\n" + " " * (indent * level) + "}")
     elif isinstance(v, (list, tuple)):
         if not v:
             out.append("[]")
-        elif _compact_ok(v):
+        elif not any(map(_is_container, v)):
             out.append("[" + ", ".join(_scalar(x) for x in v) + "]")  # matrix rows, id lists: one line
         else:
             pad = "\n" + " " * (indent * (level + 1))
             out.append("[")
             for i, item in enumerate(v):
                 out.append(pad if i == 0 else "," + pad)
-                if _flat is not None and type(item) is dict and item:
-                    # a record (a CPU, a cache) on one line by the C encoder, unless it holds a container
-                    text = "".join(_flat(item, 0))
-                    if text.count("{") == 1 and "[" not in text:
-                        out.append(text)
-                        continue
-                _encode(item, indent, level + 1, out)
+                _encode(item, indent, level + 1, out, c_encoder)
             out.append("\n" + " " * (indent * level) + "]")
     else:
         out.append(_scalar(v))
 
 
-def _key(k) -> str:
-    """A non-string key as json writes it (json's C encoder, used for records, does the same)."""
-    if k is None or isinstance(k, (int, float)):  # bool is an int
-        return _scalar(k)
-    raise TypeError(f"cannot encode key {k!r} as JSON")
+def dumps(value, indent: int = 2, c_encoder=None) -> str:
+    """JSON text of ``value`` (dicts, lists, str, int, float, bool, None), indented.
 
-
-def dumps(value, indent: int = 2) -> str:
-    """JSON text of ``value`` (dicts, lists, str, int, float, bool, None), indented."""
+    Containers holding only scalars take one line.  ``c_encoder``: whether
+    json's C encoder writes the one-line records (same text, faster); by
+    default, when the value's lists hold :data:`C_ENCODER_FROM` items or more.
+    """
+    if c_encoder is None:
+        lists = value.values() if isinstance(value, dict) else (value,)
+        c_encoder = sum(len(v) for v in lists if isinstance(v, (list, tuple))) >= C_ENCODER_FROM
     out: list = []
-    _encode(value, indent, 0, out)
+    _encode(value, indent, 0, out, _c_encoder() if c_encoder else None)
     return "".join(out)
