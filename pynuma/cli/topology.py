@@ -303,8 +303,16 @@ def _key(k) -> str:
     raise TypeError(f"cannot encode key {k!r} as JSON")
 
 
+_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
+
+
 def _is_container(v) -> bool:
     return isinstance(v, (dict, list, tuple))
+
+
+def _all_scalars(values) -> bool:
+    """Whether no value is a container (by type first: one C-level pass for the usual records)."""
+    return _SCALAR_TYPES.issuperset(map(type, values)) or not any(map(_is_container, values))
 
 
 def _one_line(d: dict, c_encoder) -> str:
@@ -320,7 +328,7 @@ def _encode(v, indent: int, level: int, out: list, c_encoder) -> None:
     if isinstance(v, dict):
         if not v:
             out.append("{}")
-        elif not any(map(_is_container, v.values())):
+        elif _all_scalars(v.values()):
             out.append(_one_line(v, c_encoder))
         else:
             pad = "\n" + " " * (indent * (level + 1))
@@ -335,14 +343,18 @@ def _encode(v, indent: int, level: int, out: list, c_encoder) -> None:
     elif isinstance(v, (list, tuple)):
         if not v:
             out.append("[]")
-        elif not any(map(_is_container, v)):
+        elif _all_scalars(v):
             out.append("[" + ", ".join(_scalar(x) for x in v) + "]")  # matrix rows, id lists: one line
         else:
             pad = "\n" + " " * (indent * (level + 1))
             out.append("[")
+            scalar_types = _SCALAR_TYPES
             for i, item in enumerate(v):
                 out.append(pad if i == 0 else "," + pad)
-                _encode(item, indent, level + 1, out, c_encoder)
+                if type(item) is dict and item and scalar_types.issuperset(map(type, item.values())):
+                    out.append(_one_line(item, c_encoder))  # a CPU, a cache: the usual item, without a call
+                else:
+                    _encode(item, indent, level + 1, out, c_encoder)
             out.append("\n" + " " * (indent * level) + "]")
     else:
         out.append(_scalar(v))
