@@ -216,3 +216,22 @@ def test_tiny_json_encoder_refuses_what_json_cannot_say():
     for bad in ({"x": float("nan")}, [{"x": float("inf")}], {"x": object()}, [{"x": {1, 2}}]):
         with pytest.raises((TypeError, ValueError)):
             dumps(bad)
+
+
+@pytest.mark.parametrize("enabled_before", [True, False])
+def test_the_collector_is_off_while_the_command_runs_and_restored_after(root, monkeypatch, capsys, enabled_before):
+    import gc
+
+    import pynuma.cli.topology as command
+
+    seen = []
+    real_run = command._run
+    monkeypatch.setattr(command, "_run", lambda opts: seen.append(gc.isenabled()) or real_run(opts))
+    (gc.enable if enabled_before else gc.disable)()
+    try:
+        assert command.main(["--json", "--root", str(root)]) == 0
+        assert seen == [False]
+        assert gc.isenabled() == enabled_before
+    finally:
+        gc.enable()
+    assert json.loads(capsys.readouterr().out)["online_cpus"]
