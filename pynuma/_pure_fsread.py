@@ -107,7 +107,8 @@ def _open(rootfd: int, path: str, flags: int) -> int:
         links += 1
         if links > _MAX_LINKS:
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
-        parent = path.rstrip("/").rsplit("/", 1)[0] if "/" in path.strip("/") else ""
+        # the link's directory: all but the last component (``.`` and empty ones are not components)
+        parent = "/".join(_components(path)[:-1])
         path = target if target.startswith("/") else parent + "/" + target
 
 

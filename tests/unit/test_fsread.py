@@ -172,6 +172,21 @@ components = st.sampled_from(["a", "b", "f", "..", ".", "", "rel", "abs", "absdi
 
 
 @pytest.mark.skipif("native" not in IMPLS, reason="native fsread not built")
+@pytest.mark.parametrize("path", ["a/rel/.", "/a/rel/.", "a/viadir/.", "a/b/deep/.", "a/rel//"])
+def test_a_link_followed_by_dot_resolves_beside_the_link(tree, path):
+    # "." is not a component: the link's target is relative to the link's own directory
+    outcomes = []
+    for mod in (IMPLS["pure"], IMPLS["native"]):
+        fd = mod.open_root(str(tree))
+        try:
+            outcomes.append(_outcome(mod, fd, path))
+        finally:
+            mod.close_root(fd)
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[0][1] != 0  # it exists
+
+
+@pytest.mark.skipif("native" not in IMPLS, reason="native fsread not built")
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(parts=st.lists(components, max_size=7), lead=st.booleans())
 def test_all_implementations_agree(tmp_path_factory, parts, lead):
