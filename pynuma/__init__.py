@@ -10,8 +10,6 @@ Public names are imported lazily so ``import pynuma`` stays cheap::
     topo = pynuma.discover()              # or discover(root="/path/to/dump")
     print(topo.online_cpus, [n.id for n in topo.numa_nodes])
 """
-from __future__ import annotations
-
 __version__ = "0.1.0"
 
 # public name -> module that defines it

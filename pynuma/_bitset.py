@@ -8,8 +8,6 @@ own vocabulary (set algebra for CPUs, kubelet ordering for NUMA masks).
 >>> list(iter_bits(0b10110))
 [1, 2, 4]
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Iterable, Iterator, Optional, Type, TypeVar
@@ -17,7 +15,7 @@ if TYPE_CHECKING:  # annotations only: importing typing costs more than discover
     _S = TypeVar("_S", bound="IntBitSet")
 
 
-def iter_bits(bits: int) -> Iterator[int]:
+def iter_bits(bits: int) -> "Iterator[int]":
     """Positions of the 1-bits of ``bits`` (>= 0), ascending."""
     while bits:
         low = bits & -bits
@@ -48,7 +46,7 @@ class IntBitSet:
         if IntBitSet in cls.__bases__:
             cls._FAMILY = cls
 
-    def __init__(self, ids: Optional[Iterable[int]] = None) -> None:
+    def __init__(self, ids: "Optional[Iterable[int]]" = None) -> None:
         bits = 0
         if isinstance(ids, IntBitSet):
             bits = ids._bits
@@ -61,7 +59,7 @@ class IntBitSet:
         object.__setattr__(self, "_bits", bits)
 
     @classmethod
-    def from_bits(cls: Type[_S], bits: int) -> _S:
+    def from_bits(cls: "Type[_S]", bits: int) -> "_S":
         """The set whose members are the 1-bits of ``bits``."""
         if bits < 0:
             raise ValueError("negative bitmap")
@@ -80,7 +78,7 @@ class IntBitSet:
     def __bool__(self) -> bool:
         return self._bits != 0
 
-    def __iter__(self) -> Iterator[int]:
+    def __iter__(self) -> "Iterator[int]":
         return iter_bits(self._bits)
 
     def __eq__(self, other: object) -> bool:

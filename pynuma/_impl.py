@@ -6,8 +6,6 @@ same functions.  ``PYNUMA_PURE=1`` forces the pure twins everywhere; a
 missing extension falls back silently (``native_available()`` tells).
 Tests use :func:`implementations` to run the same case on both.
 """
-from __future__ import annotations
-
 import os
 import sys
 
@@ -23,7 +21,7 @@ def pure_forced() -> bool:
     return os.environ.get("PYNUMA_PURE", "") not in ("", "0")
 
 
-def import_module(name: str) -> ModuleType:
+def import_module(name: str) -> "ModuleType":
     """The module ``name`` (absolute), imported if needed: ``importlib.import_module`` without importing importlib."""
     __import__(name)
     return sys.modules[name]
@@ -36,7 +34,7 @@ def _native(area: str):
         return None
 
 
-def select(area: str) -> ModuleType:
+def select(area: str) -> "ModuleType":
     """The module that implements ``area`` for this process (cached)."""
     mod = _chosen.get(area)
     if mod is None:

@@ -15,8 +15,6 @@ field positional takes a short fast path, which keeps building thousands
 of records cheap without generating code per class (``exec`` at import
 would cost more than it saves).
 """
-from __future__ import annotations
-
 _set = object.__setattr__  # bound to a record (_set.__get__(record)): a setter for map, no itertools
 _new = object.__new__
 # runs an iterator of _set's results (None, falsy) to its end, keeping nothing; a C loop,

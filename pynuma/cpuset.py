@@ -10,8 +10,6 @@ is built.
 >>> (s - CPUSet([0, 1])).to_list()
 [2, 3, 8]
 """
-from __future__ import annotations
-
 from . import _impl
 from ._bitset import IntBitSet
 

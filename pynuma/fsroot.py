@@ -9,8 +9,6 @@ the root (``..`` and absolute symlinks stay inside it).
 >>> fs.read_optional("/sys/devices/system/cpu/online")  # doctest: +SKIP
 '0-1\\n'
 """
-from __future__ import annotations
-
 import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
@@ -115,14 +113,14 @@ class FsRoot:
         """Text of a file (undecodable bytes replaced); ``OSError`` when unreadable."""
         return self.read_bytes(path).decode("utf-8", "replace")
 
-    def read_optional(self, path: str) -> Optional[str]:
+    def read_optional(self, path: str) -> "Optional[str]":
         """Text of a file, or ``None`` when it is missing or unreadable."""
         try:
             return self.read_text(path)
         except OSError:
             return None
 
-    def read_many(self, paths: Iterable[str], limit: int = 1 << 16) -> List[Optional[str]]:
+    def read_many(self, paths: "Iterable[str]", limit: int = 1 << 16) -> "List[Optional[str]]":
         """Texts of many small files (at most ``limit`` bytes each) in one native call; ``None`` where one failed."""
         if type(paths) is not list:
             paths = list(paths)
@@ -132,7 +130,7 @@ class FsRoot:
         return _read_many_text(self._fd, paths, limit)
 
     def group_walk(self, prefix: str, suffix: str, names: tuple, mask_index: int, reported: int,
-                   remaining: int) -> Tuple[List[Tuple[int, List[Optional[str]], Optional[int]]], bool]:
+                   remaining: int) -> "Tuple[List[Tuple[int, List[Optional[str]], Optional[int]]], bool]":
         """Per-group files read once per group, lowest CPU first: ``(entries, complete)``.
 
         The lowest CPU of ``remaining`` (bitmap) leads; its files are
@@ -148,7 +146,7 @@ class FsRoot:
                                    for name in names)
         return entries, complete
 
-    def scan(self, reported: Optional[int], mems: Optional[int]):
+    def scan(self, reported: "Optional[int]", mems: "Optional[int]"):
         """A regular machine's whole topology in one pass: ``(status, answer, pre)``.
 
         See ``pynuma.discover._regular`` and ``pynuma._native_fsread.scan``:
@@ -185,7 +183,7 @@ class FsRoot:
 
             raise ParseError(self.host_path(path), str(err)) from None
 
-    def listdir(self, path: str) -> List[str]:
+    def listdir(self, path: str) -> "List[str]":
         """Sorted names in a directory; ``[]`` when it is missing or unreadable."""
         if self.dirs_listed is not None:
             self.dirs_listed.append(path)
@@ -213,11 +211,11 @@ class FsRoot:
         finally:
             os.close(fd)
 
-    def statvfs(self, path: str) -> os.statvfs_result:
+    def statvfs(self, path: str) -> "os.statvfs_result":
         """``statvfs`` of the filesystem holding ``path`` under the root; ``OSError`` when missing."""
         return self._fstat_with(path, os.fstatvfs)
 
-    def stat(self, path: str) -> os.stat_result:
+    def stat(self, path: str) -> "os.stat_result":
         """``stat`` of ``path`` under the root, symlinks resolved inside it; ``OSError`` when missing."""
         return self._fstat_with(path, os.fstat)
 

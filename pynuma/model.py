@@ -9,8 +9,6 @@ it as plain data.  ``Topology.to_dict()`` is the JSON form that
     same = Topology.from_dict(json.loads(json.dumps(topo.to_dict())))
     assert same == topo
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
@@ -90,7 +88,7 @@ class Distances(Record):
 # Devices and network interfaces belong to other modules; their JSON loaders
 # are named here ("module:function") and imported only when a saved topology
 # has such entries.  Without a loader the entries stay plain dicts.
-EXTRA_LOADERS: Dict[str, str] = {
+EXTRA_LOADERS: "Dict[str, str]" = {
     "devices": "pynuma.discover.devices:from_dict",
     "net_interfaces": "pynuma.discover.net:from_dict",
 }
@@ -110,7 +108,7 @@ class Topology(Record):
         object.__setattr__(self, "_by_cpu", {c.id: c for c in self.cpus})
         object.__setattr__(self, "_by_node", {n.id: n for n in self.numa_nodes})
 
-    def cpu(self, cpu_id: int) -> CPU:
+    def cpu(self, cpu_id: int) -> "CPU":
         """The reported CPU ``cpu_id``; ``KeyError`` when it is not reported."""
         try:
             table = self._by_cpu
@@ -119,7 +117,7 @@ class Topology(Record):
             table = self._by_cpu
         return table[cpu_id]
 
-    def node(self, node_id: int) -> NumaNode:
+    def node(self, node_id: int) -> "NumaNode":
         """The reported NUMA node ``node_id``; ``KeyError`` when it is not reported."""
         try:
             table = self._by_node
@@ -128,16 +126,16 @@ class Topology(Record):
             table = self._by_node
         return table[node_id]
 
-    def node_of_cpu(self, cpu_id: int) -> Optional[int]:
+    def node_of_cpu(self, cpu_id: int) -> "Optional[int]":
         """The NUMA node id holding CPU ``cpu_id`` (``None`` when in no reported node)."""
         return self.cpu(cpu_id).node
 
     @property
-    def node_ids(self) -> Tuple[int, ...]:
+    def node_ids(self) -> "Tuple[int, ...]":
         return tuple(n.id for n in self.numa_nodes)
 
     # -- JSON form -------------------------------------------------------
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> "Dict[str, Any]":
         """The JSON-ready form (the keys the shared checker reads, plus everything else)."""
         d = self.distances
         return {
@@ -162,7 +160,7 @@ class Topology(Record):
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Topology":
+    def from_dict(cls, data: "Mapping[str, Any]") -> "Topology":
         """Rebuild a topology from :meth:`to_dict` output; ``ValueError`` naming the bad key."""
         try:
             return _from_dict(cls, data)
@@ -170,7 +168,7 @@ class Topology(Record):
             raise ValueError(f"not a pynuma topology: {type(err).__name__}: {err}") from None
 
 
-def node_of_cpus(nodes: Sequence[NumaNode]) -> Dict[int, int]:
+def node_of_cpus(nodes: "Sequence[NumaNode]") -> "Dict[int, int]":
     """``{cpu: node id}``; a CPU claimed by several nodes goes to the first one listed (nodes go by id)."""
     out: Dict[int, int] = {}
     for node in nodes:
@@ -179,7 +177,7 @@ def node_of_cpus(nodes: Sequence[NumaNode]) -> Dict[int, int]:
     return out
 
 
-def uncore_of_cpus(caches: Sequence[Cache]) -> Dict[int, Optional[int]]:
+def uncore_of_cpus(caches: "Sequence[Cache]") -> "Dict[int, Optional[int]]":
     """``{cpu: id of its L3 cache group}``; the group's lowest CPU stands in for a missing ``id``."""
     out: Dict[int, Optional[int]] = {}
     for cache in caches:
@@ -191,7 +189,7 @@ def uncore_of_cpus(caches: Sequence[Cache]) -> Dict[int, Optional[int]]:
     return out
 
 
-def _node_to_dict(n: NumaNode) -> Dict[str, Any]:
+def _node_to_dict(n: "NumaNode") -> "Dict[str, Any]":
     return {
         "id": n.id, "cpus": n.cpus.to_cpulist(), "memory_bytes": n.memory_total,
         "memory_free_bytes": n.memory_free, "has_cpu": n.has_cpu, "has_memory": n.has_memory,
@@ -200,7 +198,7 @@ def _node_to_dict(n: NumaNode) -> Dict[str, Any]:
     }
 
 
-def _cpu_to_dict(c: CPU) -> Dict[str, Any]:
+def _cpu_to_dict(c: "CPU") -> "Dict[str, Any]":
     return {"id": c.id, "online": c.online, "package": c.package, "die": c.die, "cluster": c.cluster,
             "core_id": c.core_id, "core": c.core, "node": c.node,
             "thread_siblings": c.thread_siblings.to_cpulist(), "uncore_cache": c.uncore_cache}
@@ -224,11 +222,11 @@ def _load_extras(kind: str, items) -> tuple:
     return tuple(loader(x) for x in items)
 
 
-def _opt_int(v) -> Optional[int]:
+def _opt_int(v) -> "Optional[int]":
     return None if v is None else int(v)
 
 
-def _from_dict(cls, data: Mapping[str, Any]) -> Topology:
+def _from_dict(cls, data: "Mapping[str, Any]") -> "Topology":
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
         raise ValueError(f"format {fmt!r}, expected {FORMAT!r}")

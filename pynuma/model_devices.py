@@ -9,8 +9,6 @@ guesses it from bus numbers or CPU lists)::
     for dev in topo.devices:
         print(dev.address, dev.kind, dev.numa_node)
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Any, Dict, Mapping, Optional
@@ -21,15 +19,15 @@ from .cpuset import CPUSet
 KINDS = ("gpu", "nic", "nvme", "accelerator", "other")
 
 
-def _hex(value: Optional[int], digits: int) -> Optional[str]:
+def _hex(value: "Optional[int]", digits: int) -> "Optional[str]":
     return None if value is None else f"0x{value:0{digits}x}"
 
 
-def _unhex(value) -> Optional[int]:
+def _unhex(value) -> "Optional[int]":
     return None if value is None else int(str(value), 16)
 
 
-def _opt_int(value) -> Optional[int]:
+def _opt_int(value) -> "Optional[int]":
     return None if value is None else int(value)
 
 
@@ -60,7 +58,7 @@ class PciDevice(Record):
         """True for an SR-IOV virtual function."""
         return self.physfn is not None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> "Dict[str, Any]":
         return {
             "address": self.address,
             "class": _hex(self.class_code, 6),
@@ -79,7 +77,7 @@ class PciDevice(Record):
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "PciDevice":
+    def from_dict(cls, d: "Mapping[str, Any]") -> "PciDevice":
         """Inverse of :meth:`to_dict`; ``KeyError``/``ValueError`` on a malformed entry."""
         cpus = d.get("local_cpus")
         return cls(
@@ -106,13 +104,13 @@ class NetInterface(Record):
     _defaults = {"source": "sysfs"}
     __slots__ = _fields
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> "Dict[str, Any]":
         return {"name": self.name, "index": self.index, "mac": self.mac, "state": self.state, "mtu": self.mtu,
                 "pci_address": self.pci_address, "numa_node": self.numa_node, "virtual": self.virtual,
                 "source": self.source}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "NetInterface":
+    def from_dict(cls, d: "Mapping[str, Any]") -> "NetInterface":
         """Inverse of :meth:`to_dict`."""
         return cls(str(d["name"]), _opt_int(d.get("index")), d.get("mac"), d.get("state"), _opt_int(d.get("mtu")),
                    d.get("pci_address"), _opt_int(d.get("numa_node")), bool(d.get("virtual", False)),

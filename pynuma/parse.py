@@ -8,8 +8,6 @@ whitespace or NUL bytes, which every parser ignores.
 >>> parse_int("3\\n"), parse_cache_size("32K"), parse_distance_row("10 21\\n")
 (3, 32768, (10, 21))
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Dict, List, Optional, Tuple
@@ -28,12 +26,12 @@ def parse_int(text: str) -> int:
     return int(s)
 
 
-def parse_cpulist(text: str) -> CPUSet:
+def parse_cpulist(text: str) -> "CPUSet":
     """A Linux cpulist (``"0-3,8"``; empty text is the empty set)."""
     return CPUSet.parse(text)
 
 
-def parse_cpumask(text: str) -> CPUSet:
+def parse_cpumask(text: str) -> "CPUSet":
     """A Linux cpumask (``"0000,00000fff"``: comma-separated 32-bit hex words, most significant first)."""
     return CPUSet.parse_mask(text)
 
@@ -71,7 +69,7 @@ def parse_cache_type(text: str) -> str:
     return found
 
 
-def parse_distance_row(text: str) -> Tuple[int, ...]:
+def parse_distance_row(text: str) -> "Tuple[int, ...]":
     """A ``nodeN/distance`` row: space-separated distances to every node directory, by position."""
     parts = text.strip(_STRIP).split()
     if not parts:
@@ -84,7 +82,7 @@ def parse_distance_row(text: str) -> Tuple[int, ...]:
     return tuple(row)
 
 
-def parse_meminfo(text: str) -> Dict[str, int]:
+def parse_meminfo(text: str) -> "Dict[str, int]":
     """``/proc/meminfo`` or ``nodeN/meminfo`` as ``{key: value}``, ``kB`` values turned into bytes.
 
     Node files prefix each line with ``Node N``; that prefix is dropped.
@@ -112,7 +110,7 @@ def parse_meminfo(text: str) -> Dict[str, int]:
     return out
 
 
-def _meminfo_value(text: str, key: str) -> Optional[int]:
+def _meminfo_value(text: str, key: str) -> "Optional[int]":
     at = text.find(key)
     while at > 0 and text[at - 1] not in " \n":
         at = text.find(key, at + 1)  # "MemTotal:" inside a longer key
@@ -125,7 +123,7 @@ def _meminfo_value(text: str, key: str) -> Optional[int]:
     return int(fields[0]) * 1024
 
 
-def parse_memory_totals(text: str) -> Tuple[int, int]:
+def parse_memory_totals(text: str) -> "Tuple[int, int]":
     """``(MemTotal, MemFree)`` in bytes from a ``meminfo`` file, reading only those two lines.
 
     Discovery's fast path (node meminfo files have ~30 lines); a missing
@@ -137,7 +135,7 @@ def parse_memory_totals(text: str) -> Tuple[int, int]:
     return total, _meminfo_value(text, "MemFree:") or 0
 
 
-def parse_prefixed_id(name: str, prefix: str) -> Optional[int]:
+def parse_prefixed_id(name: str, prefix: str) -> "Optional[int]":
     """``"cpu12"`` with prefix ``"cpu"`` -> 12; ``None`` for any other name (``cpufreq``, ``cpu01``)."""
     if not name.startswith(prefix):
         return None
@@ -147,7 +145,7 @@ def parse_prefixed_id(name: str, prefix: str) -> Optional[int]:
     return int(digits)
 
 
-def parse_hugepage_dirname(name: str) -> Optional[int]:
+def parse_hugepage_dirname(name: str) -> "Optional[int]":
     """``"hugepages-2048kB"`` -> 2048; ``None`` for any other name."""
     if not (name.startswith("hugepages-") and name.endswith("kB")):
         return None
@@ -172,7 +170,7 @@ def _unescape_mount(field: str) -> str:
     return "".join(out)
 
 
-def parse_mounts(text: str) -> List[Tuple[str, str, str, Tuple[str, ...]]]:
+def parse_mounts(text: str) -> "List[Tuple[str, str, str, Tuple[str, ...]]]":
     """``/proc/mounts`` as ``(device, mount point, fs type, options)``; short lines are skipped."""
     out = []
     for line in text.split("\n"):
@@ -184,7 +182,7 @@ def parse_mounts(text: str) -> List[Tuple[str, str, str, Tuple[str, ...]]]:
     return out
 
 
-def parse_proc_cgroup(text: str) -> List[Tuple[str, Tuple[str, ...], str]]:
+def parse_proc_cgroup(text: str) -> "List[Tuple[str, Tuple[str, ...], str]]":
     """``/proc/PID/cgroup`` as ``(hierarchy id, controllers, path)``; ``0::/x`` is the v2 line."""
     out = []
     for line in text.split("\n"):

@@ -4,8 +4,6 @@ Each command module exposes ``main(argv) -> int`` and builds its own
 argparse parser with :func:`pynuma.cli._common.parser`.  Errors become one
 line on stderr: exit 2 for bad input or usage, 1 for operational failures.
 """
-from __future__ import annotations
-
 import sys
 
 # name -> (module, one-line summary).  Keep the summaries short: they are the help.

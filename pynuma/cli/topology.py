@@ -11,8 +11,6 @@ The whole command must cost little more than the interpreter's start, so it
 parses its few options by hand and writes JSON with a tiny encoder instead
 of importing argparse and json.
 """
-from __future__ import annotations
-
 import sys
 
 USAGE = ("usage: pynuma topology [--json | --distances | --devices] [--root DIR | --topology FILE] [--save FILE]")

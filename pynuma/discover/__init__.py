@@ -13,8 +13,6 @@ cgroup's ``cpus``) raises :class:`pynuma.errors.ParseError` naming it.
 keeps the files read and directories listed in :data:`last_record`, for the
 benchmark's floor program.
 """
-from __future__ import annotations
-
 import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
@@ -32,10 +30,10 @@ __all__ = ["discover", "last_record"]
 _SCAN = _impl.is_native("fsread")
 
 #: ``(files_read, dirs_listed)`` of the last ``discover(..., record=True)``.
-last_record: Optional[Tuple[List[str], List[str]]] = None
+last_record: "Optional[Tuple[List[str], List[str]]]" = None
 
 
-def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
+def discover(root: "Union[str, FsRoot]" = "/", record: bool = False) -> "Topology":
     """Discover CPUs, caches, NUMA nodes, memory, hugepages and distances under ``root``."""
     if isinstance(root, FsRoot):
         return _discover(root)
@@ -43,7 +41,7 @@ def discover(root: Union[str, FsRoot] = "/", record: bool = False) -> Topology:
         return _discover(fs)
 
 
-def _discover(fs: FsRoot) -> Topology:
+def _discover(fs: "FsRoot") -> "Topology":
     warnings: List[str] = []
     pre = None
     if _SCAN:
@@ -54,7 +52,7 @@ def _discover(fs: FsRoot) -> Topology:
     return _finish(fs, _general(fs, warnings, pre))
 
 
-def _general(fs: FsRoot, warnings: List[str], pre) -> Topology:
+def _general(fs: "FsRoot", warnings: "List[str]", pre) -> "Topology":
     """The general path: every rule, every odd tree, with warnings (``pre``: texts the scan already read)."""
     # imported here: a regular tree never needs them (the CLI's start-up budget is a few milliseconds)
     from . import caches as _caches, cpus as _cpus, cpuset_cgroup as _cgroup, distances as _distances, \
@@ -112,14 +110,14 @@ def _general(fs: FsRoot, warnings: List[str], pre) -> Topology:
     return result
 
 
-def _finish(fs: FsRoot, result: Topology) -> Topology:
+def _finish(fs: "FsRoot", result: "Topology") -> "Topology":
     global last_record
     if fs.files_read is not None:
         last_record = (list(fs.files_read), list(fs.dirs_listed or ()))
     return result
 
 
-def _extras(fs: FsRoot, warnings: List[str]) -> Tuple[tuple, tuple]:
+def _extras(fs: "FsRoot", warnings: "List[str]") -> "Tuple[tuple, tuple]":
     """Hook for PCI devices and network interfaces (``pynuma.discover.devices`` / ``.net``).
 
     Returns ``(devices, net_interfaces)``, both read from sysfs (cheap; netlink
@@ -132,7 +130,7 @@ def _extras(fs: FsRoot, warnings: List[str]) -> Tuple[tuple, tuple]:
     return _devices.attach_net(devices, net_interfaces), net_interfaces
 
 
-def _arch(fs: FsRoot) -> str:
+def _arch(fs: "FsRoot") -> str:
     """The machine's architecture: ``uname`` on the live host, a guess from ``/proc/cpuinfo`` for a dump."""
     if fs.is_host:
         return os.uname().machine

@@ -7,8 +7,6 @@ into the :class:`~pynuma.model.Topology` the general path would have built.
 :func:`general_scan` is the scan's pure twin: the general path's answer in
 the scan's form, the oracle the tests compare the native scan against.
 """
-from __future__ import annotations
-
 import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
@@ -24,7 +22,7 @@ _make_records = _impl.select("fsread").make_records
 _EMPTY = MappingProxyType({})
 
 
-def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> Topology:
+def assemble(fs, sets, reported: int, answer, warnings: "List[str]", arch_of) -> "Topology":
     """The topology from ``FsRoot.scan``'s answer; ``sets``/``reported`` when the scan did not read the sets."""
     (scan_sets, cpus_raw, cores, packages_raw, caches_raw, _node_dir, nodes_raw, matrix, slit, devices_present,
      cpuinfo) = answer
@@ -35,7 +33,7 @@ def assemble(fs, sets, reported: int, answer, warnings: List[str], arch_of) -> T
     # equal CPU sets (a core's caches, online and present, ...) are one immutable object
     shared: dict = {}
 
-    def cpus_of(bits: int) -> CPUSet:
+    def cpus_of(bits: int) -> "CPUSet":
         found = shared.get(bits)
         if found is None:
             found = shared[bits] = _from_bits(bits)
@@ -100,7 +98,7 @@ PRE_PATHS = ["/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible
              "/sys/devices/system/cpu/offline", "/proc/mounts", "/proc/self/cpuset", "/proc/self/cgroup"]
 
 
-def general_scan(fs, reported: Optional[int], mems: Optional[int], want_cpuinfo: bool, pre=None):
+def general_scan(fs, reported: "Optional[int]", mems: "Optional[int]", want_cpuinfo: bool, pre=None):
     """``FsRoot.scan``'s ``(status, answer)`` computed by the general path.
 
     With ``reported`` ``None`` the CPU sets and the cgroup files come from

@@ -10,8 +10,6 @@ never guessed.
 >>> classify(0x010802)
 ('nvme', 'mass storage controller')
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -65,7 +63,7 @@ def parse_hex(text: str) -> int:
     return int(t, 16)
 
 
-def parse_numa_node(text: str) -> Optional[int]:
+def parse_numa_node(text: str) -> "Optional[int]":
     """A device's ``numa_node``: the node id, or ``None`` for ``-1`` (unknown)."""
     t = text.strip(" \t\r\n\x00")
     if t.lstrip("-").isdigit() and t.count("-") <= 1 and not t.endswith("-"):
@@ -85,7 +83,7 @@ def parse_count(text: str) -> int:
     return int(t)
 
 
-def parse_uevent(text: str) -> Dict[str, str]:
+def parse_uevent(text: str) -> "Dict[str, str]":
     """A sysfs ``uevent`` file (``KEY=value`` lines) as a dict; lines without ``=`` are ignored."""
     out = {}
     for line in text.splitlines():
@@ -95,7 +93,7 @@ def parse_uevent(text: str) -> Dict[str, str]:
     return out
 
 
-def classify(class_code: int) -> Tuple[str, str]:
+def classify(class_code: int) -> "Tuple[str, str]":
     """``(kind, class name)`` of a 24-bit PCI class code.
 
     Kinds: ``gpu`` (VGA, XGA, 3D and other display controllers), ``nic``
@@ -120,7 +118,7 @@ def classify(class_code: int) -> Tuple[str, str]:
 
 
 # -- discovery ----------------------------------------------------------
-def _parse_or_warn(text: Optional[str], parser, path: str, warnings: List[str], default=None):
+def _parse_or_warn(text: "Optional[str]", parser, path: str, warnings: "List[str]", default=None):
     if text is None:
         return default
     try:
@@ -130,7 +128,7 @@ def _parse_or_warn(text: Optional[str], parser, path: str, warnings: List[str], 
         return default
 
 
-def _second_pass(fs: FsRoot, wanted: Dict[str, List[str]]) -> Dict[str, Dict[str, Optional[str]]]:
+def _second_pass(fs: "FsRoot", wanted: "Dict[str, List[str]]") -> "Dict[str, Dict[str, Optional[str]]]":
     """Read ``{address: [file, ...]}`` in one batch: ``{address: {file: text}}``."""
     paths = [(a, f) for a, files in wanted.items() for f in files]
     texts = fs.read_many(f"{BASE}/{a}/{f}" for a, f in paths) if paths else []
@@ -140,7 +138,7 @@ def _second_pass(fs: FsRoot, wanted: Dict[str, List[str]]) -> Dict[str, Dict[str
     return out
 
 
-def discover_devices(fs: FsRoot, warnings: Optional[List[str]] = None) -> Tuple[PciDevice, ...]:
+def discover_devices(fs: "FsRoot", warnings: "Optional[List[str]]" = None) -> "Tuple[PciDevice, ...]":
     """Every PCI function under the root, in address order (tolerant; warnings appended)."""
     if warnings is None:
         warnings = []
@@ -176,7 +174,7 @@ def discover_devices(fs: FsRoot, warnings: Optional[List[str]] = None) -> Tuple[
     return _link_sriov(fs, found, warnings)
 
 
-def _ids_from_uevent(ev: Dict[str, str]) -> Tuple[Optional[int], Optional[int], Optional[int]]:
+def _ids_from_uevent(ev: "Dict[str, str]") -> "Tuple[Optional[int], Optional[int], Optional[int]]":
     try:
         vendor, _, device = ev["PCI_ID"].partition(":")
         return int(ev["PCI_CLASS"], 16), int(vendor, 16), int(device, 16)
@@ -184,7 +182,7 @@ def _ids_from_uevent(ev: Dict[str, str]) -> Tuple[Optional[int], Optional[int], 
         return None, None, None
 
 
-def _device(fs: FsRoot, addr: str, t: Dict, warnings: List[str]) -> Optional[PciDevice]:
+def _device(fs: "FsRoot", addr: str, t: "Dict", warnings: "List[str]") -> "Optional[PciDevice]":
     where = f"{fs.host_path(BASE)}/{addr}"
     ev = t["_uevent"]
     class_code, vendor, device = _ids_from_uevent(ev)
@@ -212,7 +210,7 @@ def _device(fs: FsRoot, addr: str, t: Dict, warnings: List[str]) -> Optional[Pci
     )
 
 
-def _link_sriov(fs: FsRoot, devices: List[PciDevice], warnings: List[str]) -> Tuple[PciDevice, ...]:
+def _link_sriov(fs: "FsRoot", devices: "List[PciDevice]", warnings: "List[str]") -> "Tuple[PciDevice, ...]":
     """Link each enabled VF to its PF through the PF's ``virtfnN`` links (read only for PFs with VFs)."""
     wanted = {d.address: [f"virtfn{i}/uevent" for i in range(d.sriov_numvfs)]
               for d in devices if d.sriov_numvfs}
@@ -230,7 +228,7 @@ def _link_sriov(fs: FsRoot, devices: List[PciDevice], warnings: List[str]) -> Tu
     return link_virtfns(linked)
 
 
-def link_virtfns(devices: Iterable[PciDevice]) -> Tuple[PciDevice, ...]:
+def link_virtfns(devices: "Iterable[PciDevice]") -> "Tuple[PciDevice, ...]":
     """Fill each physical function's ``virtfns`` from its virtual functions' ``physfn`` links."""
     devices = list(devices)
     children: Dict[str, List[str]] = {}
@@ -243,7 +241,7 @@ def link_virtfns(devices: Iterable[PciDevice]) -> Tuple[PciDevice, ...]:
                  for d in devices)
 
 
-def attach_net(devices: Sequence[PciDevice], interfaces: Iterable[NetInterface]) -> Tuple[PciDevice, ...]:
+def attach_net(devices: "Sequence[PciDevice]", interfaces: "Iterable[NetInterface]") -> "Tuple[PciDevice, ...]":
     """Devices with ``net`` filled from the interfaces that map to them."""
     names: Dict[str, List[str]] = {}
     for iface in interfaces:
@@ -252,6 +250,6 @@ def attach_net(devices: Sequence[PciDevice], interfaces: Iterable[NetInterface])
     return tuple(d.replace(net=tuple(sorted(names[d.address]))) if d.address in names else d for d in devices)
 
 
-def from_dict(data) -> PciDevice:
+def from_dict(data) -> "PciDevice":
     """Loader for saved topologies (``pynuma.model.EXTRA_LOADERS``)."""
     return PciDevice.from_dict(data)

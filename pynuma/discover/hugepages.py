@@ -8,8 +8,6 @@ warning naming the file.
 >>> pools = read_pools(FsRoot("/"), GLOBAL_DIR, [])   # doctest: +SKIP
 >>> pools[2048].total, pools[2048].free               # doctest: +SKIP
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Dict, List, Mapping
@@ -29,13 +27,13 @@ def node_dir(node_id: int) -> str:
     return NODE_DIR.format(node_id)
 
 
-def read_pools(fs, directory: str, warnings: List[str], machine_wide: bool = False) -> Mapping[int, HugepagePool]:
+def read_pools(fs, directory: str, warnings: "List[str]", machine_wide: bool = False) -> "Mapping[int, HugepagePool]":
     """``{size_kb: HugepagePool}`` of the pools under ``directory`` (empty when it is missing)."""
     return read_pools_many(fs, [directory], warnings, machine_wide)[0]
 
 
-def read_pools_many(fs, directories: List[str], warnings: List[str],
-                    machine_wide: bool = False) -> List[Mapping[int, HugepagePool]]:
+def read_pools_many(fs, directories: "List[str]", warnings: "List[str]",
+                    machine_wide: bool = False) -> "List[Mapping[int, HugepagePool]]":
     """:func:`read_pools` of several directories, with one batched read of all their counts."""
     files = _GLOBAL_FILES if machine_wide else _NODE_FILES
     width = len(files)
@@ -66,11 +64,11 @@ def read_pools_many(fs, directories: List[str], warnings: List[str],
     return [MappingProxyType(p) for p in pools]
 
 
-def node_pools(fs, node_id: int, warnings: List[str]) -> Mapping[int, HugepagePool]:
+def node_pools(fs, node_id: int, warnings: "List[str]") -> "Mapping[int, HugepagePool]":
     """The hugepage pools of NUMA node ``node_id``."""
     return read_pools(fs, node_dir(node_id), warnings)
 
 
-def global_pools(fs, warnings: List[str]) -> Mapping[int, HugepagePool]:
+def global_pools(fs, warnings: "List[str]") -> "Mapping[int, HugepagePool]":
     """The machine-wide hugepage pools, with ``reserved`` counts."""
     return read_pools(fs, GLOBAL_DIR, warnings, machine_wide=True)

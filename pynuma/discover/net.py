@@ -10,8 +10,6 @@ PCI function, USB NICs a few levels below their host controller).  Links
 without a ``device`` (lo, veth, bridges, bonds, ifb) are virtual and have no
 locality.
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Dict, List, Optional, Sequence, Tuple
@@ -27,22 +25,22 @@ FILES = ("ifindex", "address", "operstate", "mtu", "device/uevent")
 MAX_ANCESTORS = 6
 
 
-def _int_or_none(text: Optional[str]) -> Optional[int]:
+def _int_or_none(text: "Optional[str]") -> "Optional[int]":
     if text is None:
         return None
     t = text.strip(" \t\r\n\x00")
     return int(t) if t.isdigit() and t.isascii() else None
 
 
-def _text_or_none(text: Optional[str]) -> Optional[str]:
+def _text_or_none(text: "Optional[str]") -> "Optional[str]":
     if text is None:
         return None
     t = text.strip(" \t\r\n\x00")
     return t or None
 
 
-def pci_addresses(fs: FsRoot, names: Sequence[str],
-                  first: Optional[Sequence[Optional[str]]] = None) -> Dict[str, Tuple[bool, Optional[str]]]:
+def pci_addresses(fs: "FsRoot", names: "Sequence[str]",
+                  first: "Optional[Sequence[Optional[str]]]" = None) -> "Dict[str, Tuple[bool, Optional[str]]]":
     """``{name: (has a device, PCI address or None)}`` for each link name.
 
     ``first`` may hold the already-read ``device/uevent`` texts (same order as ``names``).
@@ -70,8 +68,8 @@ def pci_addresses(fs: FsRoot, names: Sequence[str],
     return result
 
 
-def _locate(found: Tuple[bool, Optional[str]],
-            by_address: Dict[str, PciDevice]) -> Tuple[Optional[str], Optional[int], bool]:
+def _locate(found: "Tuple[bool, Optional[str]]",
+            by_address: "Dict[str, PciDevice]") -> "Tuple[Optional[str], Optional[int], bool]":
     """``(PCI address, NUMA node, virtual)`` of a link from :func:`pci_addresses`' answer."""
     has_device, pci = found
     if pci is None:
@@ -80,8 +78,8 @@ def _locate(found: Tuple[bool, Optional[str]],
     return pci, (dev.numa_node if dev is not None else None), False
 
 
-def discover_net(fs: FsRoot, devices: Sequence[PciDevice] = (),
-                 warnings: Optional[List[str]] = None) -> Tuple[NetInterface, ...]:
+def discover_net(fs: "FsRoot", devices: "Sequence[PciDevice]" = (),
+                 warnings: "Optional[List[str]]" = None) -> "Tuple[NetInterface, ...]":
     """Links listed in ``/sys/class/net`` under the root, by name, with their locality."""
     if warnings is None:
         warnings = []
@@ -107,8 +105,8 @@ def discover_net(fs: FsRoot, devices: Sequence[PciDevice] = (),
     return tuple(out)
 
 
-def discover_net_netlink(fs: FsRoot, devices: Sequence[PciDevice] = (),
-                         warnings: Optional[List[str]] = None) -> Tuple[NetInterface, ...]:
+def discover_net_netlink(fs: "FsRoot", devices: "Sequence[PciDevice]" = (),
+                         warnings: "Optional[List[str]]" = None) -> "Tuple[NetInterface, ...]":
     """Links of the live host's network namespace from netlink (pyroute2), with their locality.
 
     Refuses a fake root (netlink only sees this host).  Sorted by name like
@@ -138,6 +136,6 @@ def discover_net_netlink(fs: FsRoot, devices: Sequence[PciDevice] = (),
     return tuple(out)
 
 
-def from_dict(data) -> NetInterface:
+def from_dict(data) -> "NetInterface":
     """Loader for saved topologies (``pynuma.model.EXTRA_LOADERS``)."""
     return NetInterface.from_dict(data)
