@@ -155,10 +155,12 @@ def _discover(root: str, with_pools: bool):
         from ..errors import InputError
 
         raise InputError(f"--root {root}: not a directory")
-    from ..discover import discover
     from ..fsroot import FsRoot
 
     with FsRoot(root) as fs:
+        fs.prefetch_scan()  # the files are read while the discovery code is imported
+        from ..discover import discover
+
         topo = discover(fs)
         if not with_pools:
             return topo, None
