@@ -158,14 +158,16 @@ def _discover(root: str, with_pools: bool):
     from ..fsroot import FsRoot
 
     with FsRoot(root) as fs:
-        fs.prefetch_scan()  # the files are read while the discovery code is imported
+        # the files are read while the code that follows is imported
+        if fs.prefetch_scan() and with_pools:
+            _c_encoder()  # a machine that big has the records that make the C encoder pay
         from ..discover import discover
 
-        topo = discover(fs)
         if not with_pools:
-            return topo, None
+            return discover(fs), None
         from ..discover.hugepages import global_pools
 
+        topo = discover(fs)
         return topo, global_pools(fs, [])
 
 
