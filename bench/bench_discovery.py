@@ -179,7 +179,14 @@ def main() -> int:
         floor = build_floor(work)
         env = process_env(work / "pycache")
         py_pass = whole_process([args.python, "-c", "pass"], env, args.proc_reps)
-        print(f"python -c pass: {py_pass:.1f} ms (best of {args.proc_reps})\n")
+        print(f"python -c pass: {py_pass:.1f} ms (best of {args.proc_reps})")
+        hooks = subprocess.run([args.python, "-c", "import atexit; print(atexit._ncallbacks())"], env=env,
+                               capture_output=True, text=True).stdout.strip()
+        if hooks not in ("", "0"):
+            print(f"note: {args.python} registers {hooks} atexit callback(s) at start-up (a site hook), so "
+                  "pynuma topology ends with the interpreter's teardown (~2 ms); --python with a clean venv's "
+                  "interpreter shows the usual case")
+        print()
         head = (f"{'case':34} {'files':>5} {'dirs':>4} {'floor us':>9} {'native us':>9} {'nat/floor':>9} "
                 f"{'pure us':>9} {'pure/nat':>8} {'py ms':>6} {'cli ms':>7} {'cli-py ms':>9}" + (f" {'lstopo ms':>9}" if lstopo else ""))
         print(head)
