@@ -331,6 +331,13 @@ def _all_scalars(values) -> bool:
     return _SCALAR_TYPES.issuperset(map(type, values)) or not any(map(_is_container, values))
 
 
+def _all_records(items) -> bool:
+    """Whether every item is a non-empty dict of scalars (what :func:`_one_line` writes)."""
+    scalar_types = _SCALAR_TYPES
+    return all(type(item) is dict and item and scalar_types.issuperset(map(type, item.values()))
+               for item in items)
+
+
 def _one_line(d: dict, c_encoder) -> str:
     """A record (a non-empty dict of scalars: a CPU, a cache, a pool) on one line, as json would write it."""
     if c_encoder is not None:
@@ -363,6 +370,14 @@ def _encode(v, indent: int, level: int, out: list, c_encoder) -> None:
             out.append("[" + ", ".join(_scalar(x) for x in v) + "]")  # matrix rows, id lists: one line
         else:
             pad = "\n" + " " * (indent * (level + 1))
+            if c_encoder is not None and len(v) > 1 and _all_records(v):
+                # a list of records (the CPUs, the caches) in one call of the C encoder; its "}, {"
+                # separators are where the lines break, unless a string holds one too (then the count is off)
+                text = "".join(c_encoder(v, 0))
+                if text.isascii() and text.count("}, {") == len(v) - 1:
+                    out.append("[" + pad + text[1:-1].replace("}, {", "}," + pad + "{")
+                               + "\n" + " " * (indent * level) + "]")
+                    return
             out.append("[")
             scalar_types = _SCALAR_TYPES
             for i, item in enumerate(v):

@@ -134,7 +134,7 @@ def test_tiny_json_encoder_matches_json(value, c_encoder):
 
 
 _json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) \
-    | st.text(alphabet=st.sampled_from('ab{}[]"\\\n\x01\x7f\u2028\ud800 é\U0001f600'), max_size=6)
+    | st.text(alphabet=st.sampled_from('ab{},[]"\\\n\x01\x7f\u2028\ud800 é\U0001f600'), max_size=6)
 _json_keys = st.text(alphabet=st.sampled_from("ab{["), max_size=3) | st.integers() | st.booleans() | st.none()
 _json_values = st.recursive(_json_scalars, lambda inner: st.lists(inner, max_size=4)
                             | st.dictionaries(_json_keys, inner, max_size=4), max_leaves=20)
@@ -153,6 +153,15 @@ def test_tiny_json_encoder_reads_back_as_json_does(value, c_encoder):
 def test_the_c_encoder_changes_no_byte(value):
     assert dumps(value, c_encoder=True) == dumps(value, c_encoder=False)
     dumps(value).encode("utf-8")  # lone surrogates are escaped: the text can be written out
+
+
+@pytest.mark.parametrize("text", ["}, {", "x}, {y", "é}, {"])
+def test_a_string_that_looks_like_a_record_boundary_stays_inside_its_record(text):
+    value = {"caches": [{"id": 1, "name": text}, {"id": 2, "name": "b"}, {"id": 3, "name": text}]}
+    out = dumps(value, c_encoder=True)
+    assert out == dumps(value, c_encoder=False)
+    assert json.loads(out) == value
+    assert out.count("\n    {") == 3  # one line per record
 
 
 def test_records_take_one_line_with_either_writer():
