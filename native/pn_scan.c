@@ -1364,9 +1364,17 @@ int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t 
     int have_group[3] = { pr[PR_PACKAGE_ID].len >= 0 || pr[package_name].len >= 0, pr[PR_DIE_ID].len >= 0,
                           pr[PR_CLUSTER_ID].len >= 0 };
     int64_t *group_out[3] = { t.package, t.die, t.cluster };
+    int64_t no_group[3] = { PN_SCAN_NONE, PN_SCAN_NONE, PN_SCAN_NONE };
+    /* die_id -1 is the kernel's answer for every CPU of an architecture without dies (each its own
+     * die): the other CPUs' die files can say nothing else, and are not read */
+    int64_t die0;
+    if (have_group[GROUP_DIE] && p_int(TX(pr[PR_DIE_ID]), &die0) == 0 && die0 == -1) {
+        have_group[GROUP_DIE] = 0;
+        no_group[GROUP_DIE] = -1;
+    }
     for (int g = 0; g < 3; g++)
         if (!have_group[g])
-            for (size_t i = 0; i < n; i++) group_out[g][i] = PN_SCAN_NONE;
+            for (size_t i = 0; i < n; i++) group_out[g][i] = no_group[g];
     if ((rc = pathf(c, CPU_DIR "/cpu%zu/cache", t.ids[0]))
         || (rc = list_ids(c, prefixed_id, "index", &indices, &nidx)))
         goto done;

@@ -192,12 +192,25 @@ def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
     first = (probe_cpu, probe)
     topo.packages = _groups(fs, keep, reported, "physical_package_id", package_mask,
                             have["physical_package_id"] or have[package_mask], topo.package, warnings, first)
-    _groups(fs, keep, reported, "die_id", "die_cpus", have["die_id"], topo.die, warnings, first)
+    if have["die_id"] and _is_no_die(probe["die_id"]):
+        # die_id -1 is the kernel's answer for every CPU of an architecture without dies (each its
+        # own die): the other CPUs' die files can say nothing else, and are not read
+        for cpu in keep:
+            topo.die[cpu] = -1
+    else:
+        _groups(fs, keep, reported, "die_id", "die_cpus", have["die_id"], topo.die, warnings, first)
     _groups(fs, keep, reported, "cluster_id", "cluster_cpus", have["cluster_id"], topo.cluster, warnings, first)
     return topo
 
 
 _parse_small_int = memoized(parse_int)  # ids repeat across CPUs and discoveries
+
+
+def _is_no_die(text: "Optional[str]") -> bool:
+    try:
+        return text is not None and _parse_small_int(text) == -1
+    except ValueError:
+        return False
 
 
 def _optional_int(fs, path: str, text: Optional[str], warnings: List[str]) -> Optional[int]:

@@ -239,3 +239,30 @@ def test_guess_arch_x86_kernel_width(text, arch):
     from pynuma.discover import guess_arch
 
     assert guess_arch(text) == arch
+
+
+@pytest.mark.parametrize("path", ["scan", "general"])
+def test_die_id_minus_one_is_no_die_and_its_files_are_read_once(tmp_path, path):
+    # an architecture without dies: every CPU says die_id -1 and is its own die
+    m = Machine(packages=2, cores_per_node=4, threads=2)
+    root = m.write(tmp_path)
+    for cpu in range(16):
+        put(root, f"/sys/devices/system/cpu/cpu{cpu}/topology/die_id", "-1\n")
+        put(root, f"/sys/devices/system/cpu/cpu{cpu}/topology/die_cpus", cpumask([cpu]) + "\n")
+    import pynuma.discover as d
+    from pynuma.fsroot import FsRoot
+
+    with FsRoot(root, record=True) as fs:
+        topo = discover(fs) if path == "scan" else d._general(fs, [], None)
+        files = fs.files_read
+    assert [c.die for c in topo.cpus] == [-1] * 16
+    assert sum("/die_" in f for f in files) == 2  # the first CPU's die_id and die_cpus, nothing more
+
+
+def test_a_real_die_id_is_still_read_per_die(tmp_path):
+    root = Machine(packages=2, cores_per_node=4, threads=2).write(tmp_path)  # die 0 of each package
+    topo = discover(root, record=True)
+    import pynuma.discover as d
+
+    assert sum(f.endswith("/die_id") for f in d.last_record[0]) == 2  # one per die
+    assert {c.die for c in topo.cpus} == {0}
