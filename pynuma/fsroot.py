@@ -160,13 +160,11 @@ class FsRoot:
         path); ``pre`` the texts read before the scan proper, for the
         general path to reuse.
         """
-        if reported is None and mems is None:
-            prefetched = self._take_prefetched()
-            if prefetched is not None:
-                ok, value = prefetched
-                if not ok:
-                    raise value
-                return value
+        if self._prefetched is not None and reported is None and mems is None:
+            ok, value = self._take_prefetched()
+            if not ok:
+                raise value
+            return value
         return self._scan_now(reported, mems)
 
     def _scan_now(self, reported: "Optional[int]", mems: "Optional[int]"):
