@@ -8,8 +8,9 @@
     pynuma topology --topology topo.json    # show a saved topology
 
 The whole command must cost little more than the interpreter's start, so it
-parses its few options by hand and writes JSON with a tiny encoder instead
-of importing argparse and json.
+parses its few options by hand and writes JSON with its own writer
+(``pynuma._native_jsonout`` or its pure twin) instead of importing argparse
+and json.
 """
 import sys
 
@@ -38,6 +39,18 @@ EXIT_WITHOUT_TEARDOWN = True
 
 class _Usage(Exception):
     pass
+
+
+def _json_writer():
+    """The JSON writer for this process: native, or its pure twin."""
+    from .._impl import select
+
+    return select("jsonout")
+
+
+def dumps(value, indent: int = 2) -> str:
+    """JSON text of ``value`` as this command writes it (see ``pynuma._pure_jsonout``)."""
+    return _json_writer().dumps(value, indent)
 
 
 def _parse_args(argv):
@@ -160,7 +173,7 @@ def _discover(root: str, with_pools: bool):
     with FsRoot(root) as fs:
         # the files are read while the code that follows is imported
         if fs.prefetch_scan() and with_pools:
-            _c_encoder()  # a machine that big has the records that make the C encoder pay
+            _json_writer().warm_up()  # a machine that big has many records to write
         from ..discover import discover
 
         if not with_pools:
@@ -246,161 +259,3 @@ def render_distances(topo) -> str:
     for n, row in zip(d.nodes, d.matrix):
         lines.append(f"{n:>4}" + "".join(f"{v:>{width}}" for v in row))
     return "\n".join(lines) + "\n"
-
-
-# -- a tiny JSON encoder (importing json costs more than this command's budget) --
-#: records (CPUs, caches, ...) in the value's lists from which json's C encoder pays for its import
-#: (~0.3 ms): it writes a record in ~4 us, the Python code below in ~11 us
-C_ENCODER_FROM = 40
-_c_encoder_cache: list = []
-
-
-def _c_encoder():
-    """json's C encoder for flat records, or None on a Python without it (imported on first use)."""
-    if not _c_encoder_cache:
-        try:
-            import _json  # json's C half, without json's own imports (~1 ms)
-
-            def _unencodable(o):
-                raise TypeError(f"cannot encode {type(o).__name__} as JSON")
-
-            encoder = _json.make_encoder(None, _unencodable, _json.encode_basestring, None, ": ", ", ",
-                                         False, False, False)
-        except (ImportError, AttributeError, TypeError):  # another Python: the encoder below does it all
-            encoder = None
-        _c_encoder_cache.append(encoder)
-    return _c_encoder_cache[0]
-
-
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
-
-
-def _quote(s: str) -> str:
-    """A JSON string as json writes it with ``ensure_ascii=False``; lone surrogates (from undecodable
-    file names) escaped too, which json would leave raw and UTF-8 cannot carry."""
-    if s.isprintable() and '"' not in s and "\\" not in s:
-        return '"' + s + '"'
-    out = []
-    for ch in s:
-        esc = _ESCAPES.get(ch)
-        if esc is not None:
-            out.append(esc)
-        elif ch < " " or "\ud800" <= ch <= "\udfff":
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def _scalar(v) -> str:
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, int):
-        return str(int(v))
-    if isinstance(v, str):
-        return _quote(v)
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            raise ValueError(f"cannot encode {v!r} as JSON")
-        return repr(v)
-    raise TypeError(f"cannot encode {type(v).__name__} as JSON")
-
-
-def _key(k) -> str:
-    """A key as json writes it: non-string keys (numbers, booleans, None) become strings."""
-    if isinstance(k, str):
-        return _quote(k)
-    if k is None or isinstance(k, (int, float)):  # bool is an int
-        return '"' + _scalar(k) + '"'
-    raise TypeError(f"cannot encode key {k!r} as JSON")
-
-
-_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
-
-
-def _is_container(v) -> bool:
-    return isinstance(v, (dict, list, tuple))
-
-
-def _all_scalars(values) -> bool:
-    """Whether no value is a container (by type first: one C-level pass for the usual records)."""
-    return _SCALAR_TYPES.issuperset(map(type, values)) or not any(map(_is_container, values))
-
-
-def _all_records(items) -> bool:
-    """Whether every item is a non-empty dict of scalars (what :func:`_one_line` writes)."""
-    scalar_types = _SCALAR_TYPES
-    return all(type(item) is dict and item and scalar_types.issuperset(map(type, item.values()))
-               for item in items)
-
-
-def _one_line(d: dict, c_encoder) -> str:
-    """A record (a non-empty dict of scalars: a CPU, a cache, a pool) on one line, as json would write it."""
-    if c_encoder is not None:
-        text = "".join(c_encoder(d, 0))
-        if text.isascii():  # otherwise a lone surrogate may be in it: the Python writer escapes those
-            return text
-    return "{" + ", ".join(_key(k) + ": " + _scalar(v) for k, v in d.items()) + "}"
-
-
-def _encode(v, indent: int, level: int, out: list, c_encoder) -> None:
-    if isinstance(v, dict):
-        if not v:
-            out.append("{}")
-        elif _all_scalars(v.values()):
-            out.append(_one_line(v, c_encoder))
-        else:
-            pad = "\n" + " " * (indent * (level + 1))
-            out.append("{")
-            first = True
-            for k, item in v.items():
-                out.append(pad if first else "," + pad)
-                first = False
-                out.append(_key(k) + ": ")
-                _encode(item, indent, level + 1, out, c_encoder)
-            out.append("\n" + " " * (indent * level) + "}")
-    elif isinstance(v, (list, tuple)):
-        if not v:
-            out.append("[]")
-        elif _all_scalars(v):
-            out.append("[" + ", ".join(_scalar(x) for x in v) + "]")  # matrix rows, id lists: one line
-        else:
-            pad = "\n" + " " * (indent * (level + 1))
-            if c_encoder is not None and len(v) > 1 and _all_records(v):
-                # a list of records (the CPUs, the caches) in one call of the C encoder; its "}, {"
-                # separators are where the lines break, unless a string holds one too (then the count is off)
-                text = "".join(c_encoder(v, 0))
-                if text.isascii() and text.count("}, {") == len(v) - 1:
-                    out.append("[" + pad + text[1:-1].replace("}, {", "}," + pad + "{")
-                               + "\n" + " " * (indent * level) + "]")
-                    return
-            out.append("[")
-            scalar_types = _SCALAR_TYPES
-            for i, item in enumerate(v):
-                out.append(pad if i == 0 else "," + pad)
-                if type(item) is dict and item and scalar_types.issuperset(map(type, item.values())):
-                    out.append(_one_line(item, c_encoder))  # a CPU, a cache: the usual item, without a call
-                else:
-                    _encode(item, indent, level + 1, out, c_encoder)
-            out.append("\n" + " " * (indent * level) + "]")
-    else:
-        out.append(_scalar(v))
-
-
-def dumps(value, indent: int = 2, c_encoder=None) -> str:
-    """JSON text of ``value`` (dicts, lists, str, int, float, bool, None), indented.
-
-    Containers holding only scalars take one line.  ``c_encoder``: whether
-    json's C encoder writes the one-line records (same text, faster); by
-    default, when the value's lists hold :data:`C_ENCODER_FROM` items or more.
-    """
-    if c_encoder is None:
-        lists = value.values() if isinstance(value, dict) else (value,)
-        c_encoder = sum(len(v) for v in lists if isinstance(v, (list, tuple))) >= C_ENCODER_FROM
-    out: list = []
-    _encode(value, indent, 0, out, _c_encoder() if c_encoder else None)
-    return "".join(out)

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pynuma.cli.topology import C_ENCODER_FROM, dumps
 from tests.fixtures.sysfs_builder import Machine, put
 
 PROJECT = Path(__file__).resolve().parents[2]
@@ -123,57 +122,6 @@ def test_help_exits_0():
     assert res.returncode == 0 and "--topology FILE" in res.stdout
 
 
-@pytest.mark.parametrize("value", [
-    {"a": [1, 2, {"b": None}], "c": True, "d": "quote\" back\\ nl\n tab\t \x01 é \U0001f600"},
-    [], {}, [[10, 20], [20, 10]], {"nested": {"x": [], "y": {}}}, -1, 1.5, "",
-    [{"d": "quote\" back\\ nl\n tab\t \x01 é \U0001f600", "n": None, "f": 1.5, "b": False, "i": 7}],
-])
-@pytest.mark.parametrize("c_encoder", [False, True], ids=["python", "c-records"])
-def test_tiny_json_encoder_matches_json(value, c_encoder):
-    assert json.loads(dumps(value, c_encoder=c_encoder)) == value
-
-
-_json_scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) \
-    | st.text(alphabet=st.sampled_from('ab{},[]"\\\n\x01\x7f\u2028\ud800 é\U0001f600'), max_size=6)
-_json_keys = st.text(alphabet=st.sampled_from("ab{["), max_size=3) | st.integers() | st.booleans() | st.none()
-_json_values = st.recursive(_json_scalars, lambda inner: st.lists(inner, max_size=4)
-                            | st.dictionaries(_json_keys, inner, max_size=4), max_leaves=20)
-
-
-@settings(max_examples=200)
-@given(_json_values, st.booleans())
-def test_tiny_json_encoder_reads_back_as_json_does(value, c_encoder):
-    # with c_encoder, records go through json's C encoder and the rest through the tiny one:
-    # json.loads sees one document either way
-    assert json.loads(dumps(value, c_encoder=c_encoder)) == json.loads(json.dumps(value))
-
-
-@settings(max_examples=200)
-@given(_json_values)
-def test_the_c_encoder_changes_no_byte(value):
-    assert dumps(value, c_encoder=True) == dumps(value, c_encoder=False)
-    dumps(value).encode("utf-8")  # lone surrogates are escaped: the text can be written out
-
-
-@pytest.mark.parametrize("text", ["}, {", "x}, {y", "é}, {"])
-def test_a_string_that_looks_like_a_record_boundary_stays_inside_its_record(text):
-    value = {"caches": [{"id": 1, "name": text}, {"id": 2, "name": "b"}, {"id": 3, "name": text}]}
-    out = dumps(value, c_encoder=True)
-    assert out == dumps(value, c_encoder=False)
-    assert json.loads(out) == value
-    assert out.count("\n    {") == 3  # one line per record
-
-
-def test_records_take_one_line_with_either_writer():
-    records = [{"id": i, "cpus": f"{i}", "size": 1 << i} for i in range(C_ENCODER_FROM)]
-    small, big = {"cpus": records[:C_ENCODER_FROM - 1]}, {"cpus": records}
-    # either writer puts a record on one line: same text either way
-    assert dumps(big) == dumps(big, c_encoder=False) == dumps(big, c_encoder=True)
-    assert dumps(small) == dumps(small, c_encoder=True)
-    assert '\n    {"id": 0, "cpus": "0", "size": 1},\n' in dumps(small)
-    assert json.loads(dumps(big)) == big
-
-
 def test_save_to_missing_directory_is_exit_2(root, tmp_path):
     line = _one_line_error(run("--root", root, "--save", str(tmp_path / "no" / "t.json")))
     assert "--save" in line
@@ -219,12 +167,6 @@ def test_binary_si_matches_quantity(n):
 
     assert _binary_si(n) == str(Quantity(n, BINARY_SI))
     assert _binary_si(n * 1024) == str(Quantity(n * 1024, BINARY_SI))
-
-
-def test_tiny_json_encoder_refuses_what_json_cannot_say():
-    for bad in ({"x": float("nan")}, [{"x": float("inf")}], {"x": object()}, [{"x": {1, 2}}]):
-        with pytest.raises((TypeError, ValueError)):
-            dumps(bad)
 
 
 @pytest.mark.parametrize("enabled_before", [True, False])
