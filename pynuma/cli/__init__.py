@@ -33,8 +33,15 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
-    """Entry point of the ``pynuma`` console script and ``python -m pynuma``."""
+def main(argv=None, ends_process: bool = False) -> int:
+    """Run one command line and return its exit code.
+
+    ``ends_process``: the caller ends the process right after (the
+    launchers, through :func:`run`).  A command that leaves nothing for
+    teardown (``EXIT_WITHOUT_TEARDOWN``) then runs with the cyclic garbage
+    collector off to the end: switched back on, it would pass once over
+    every object the command made, only to find them alive.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(_usage())
@@ -65,7 +72,7 @@ def main(argv=None) -> int:
         print(f"pynuma {name}: error: this command is not available in this build", file=sys.stderr)
         return 1
     finally:
-        if collecting:
+        if collecting and not (ends_process and _ends_without_teardown(name)):
             gc.enable()
     try:
         return int(module.main(argv[1:]) or 0)
@@ -95,7 +102,7 @@ def run(argv=None):
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = main(argv)
+        code = main(argv, ends_process=True)
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
@@ -107,13 +114,17 @@ def run(argv=None):
         os.dup2(null, sys.stdout.fileno())
         os.close(null)
         code = 0
-    entry = COMMANDS.get(argv[0]) if argv else None
-    module = sys.modules.get(entry[0]) if entry else None
-    if getattr(module, "EXIT_WITHOUT_TEARDOWN", False) and _nothing_waits_for_exit():
+    if argv and _ends_without_teardown(argv[0]) and _nothing_waits_for_exit():
         import os
 
         os._exit(code)
     sys.exit(code)
+
+
+def _ends_without_teardown(name: str) -> bool:
+    """Whether command ``name``'s module is loaded and sets ``EXIT_WITHOUT_TEARDOWN``."""
+    entry = COMMANDS.get(name)
+    return bool(entry and getattr(sys.modules.get(entry[0]), "EXIT_WITHOUT_TEARDOWN", False))
 
 
 def _nothing_waits_for_exit() -> bool:

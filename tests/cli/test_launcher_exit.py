@@ -84,3 +84,29 @@ def test_a_reader_that_went_away_is_not_an_error(root, argv):
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0
     assert err == b""
+
+
+GC_SCRIPT = """
+import gc, sys
+sys.path.insert(0, {project!r})
+import pynuma.cli as cli
+try:
+    code = cli.main({argv!r}, ends_process={ends!r})
+except SystemExit as done:  # argparse's --help
+    code = done.code
+sys.stderr.write("collector on: %s\\n" % gc.isenabled())
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize("argv, ends, stays_on", [
+    (["topology", "--json", "--root", "ROOT"], True, False),  # the launcher's fast path: the collector stays off
+    (["topology", "--json", "--root", "ROOT"], False, True),  # an embedding caller gets it back
+    (["qos", "--help"], True, True),  # other commands run with it on
+])
+def test_the_collector_stays_off_only_when_the_launcher_ends_the_process_after_it(root, argv, ends, stays_on):
+    argv = [root if a == "ROOT" else a for a in argv]
+    code = GC_SCRIPT.format(project=str(PROJECT), argv=argv, ends=ends)
+    res = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert f"collector on: {stays_on}" in res.stderr
