@@ -175,6 +175,17 @@ class FsRoot:
             self.dirs_listed.extend(recorded[1])
         return status, answer, pre
 
+    def _may_have_cpus(self, count: int) -> bool:
+        """Whether the machine may have ``count`` CPUs or more, by the first of ``cpu/{possible,present,online}``
+        it has (a cpulist ascends: its last number is the highest); True when it has none of them (an old
+        kernel's tree, which discovery sizes by listing the CPU directories)."""
+        for name in ("possible", "present", "online"):
+            text = self.read_optional("/sys/devices/system/cpu/" + name)
+            if text is not None:
+                last = text.strip().replace(",", "-").rpartition("-")[2]
+                return last.isdigit() and last.isascii() and int(last) + 1 >= count
+        return True
+
     def prefetch_scan(self, min_cpus: int = 16) -> bool:
         """Start ``scan(None, None)`` on a helper thread; the next such call takes its answer.
 
@@ -183,14 +194,13 @@ class FsRoot:
         topology`` does: 1.5-3 ms less on a 128-CPU dump, even on two
         cores).  Returns False, starting nothing, on the pure path (where the
         scan would only compete with the caller for the GIL) and when
-        ``cpu/possible`` names fewer than ``min_cpus`` CPUs (a small
-        machine's scan costs less than handing it to a thread).
+        ``cpu/possible`` (else ``present``, else ``online``) names fewer than
+        ``min_cpus`` CPUs (a small machine's scan costs less than handing it
+        to a thread).
         """
         if not _SCAN_IS_NATIVE or self._prefetched is not None or self._fd < 0:
             return False
-        possible = (self.read_optional("/sys/devices/system/cpu/possible") or "").strip()
-        last = possible.replace(",", "-").rpartition("-")[2]  # a cpulist ascends: its last number is the highest
-        if not (last.isdigit() and last.isascii() and int(last) + 1 >= min_cpus):
+        if not self._may_have_cpus(min_cpus):
             return False
         import _thread  # built in, and already loaded by the import system
 

@@ -9,7 +9,7 @@ import pytest
 from pynuma import _impl, fsroot
 from pynuma.discover import discover
 from pynuma.fsroot import FsRoot
-from tests.fixtures.sysfs_builder import Machine, put
+from tests.fixtures.sysfs_builder import Machine, put, remove
 
 native_only = pytest.mark.skipif(not _impl.is_native("fsread"), reason="the prefetch is the native scan's")
 
@@ -52,6 +52,23 @@ def test_a_garbled_possible_list_starts_nothing(tmp_path):
     put(root, "/sys/devices/system/cpu/possible", "0-x\n")
     with FsRoot(str(root)) as fs:
         assert not fs.prefetch_scan()
+
+
+@native_only
+@pytest.mark.parametrize("missing, starts", [
+    ((), True),                                  # possible: 0-31
+    (("possible",), False),                      # present says 0-7
+    (("possible", "present"), True),             # online: 0-31
+    (("possible", "present", "online"), True),   # an old kernel's tree says nothing: the scan may be big
+])
+def test_without_a_possible_list_the_next_cpu_list_decides(tmp_path, missing, starts):
+    root = Machine(packages=2, cores_per_node=8, threads=2).write(tmp_path)
+    put(root, "/sys/devices/system/cpu/present", "0-7\n")  # said by present alone
+    for name in missing:
+        remove(root, "/sys/devices/system/cpu/" + name)
+    with FsRoot(str(root)) as fs:
+        assert fs.prefetch_scan() is starts
+        discover(fs)  # the answer is taken (or scanned in place) either way
 
 
 @native_only
