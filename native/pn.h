@@ -26,6 +26,16 @@ int pn_open_root(const char *path);
  * a component walk with O_NOFOLLOW.  A final symlink is followed.  fd or -errno. */
 int pn_open_in_root(int rootfd, const char *path, int flags);
 
+/* pn_open_in_root, for many files below one directory of the root: `dirfd`
+ * is that directory, opened with pn_open_in_root from the path made of
+ * `path`'s first `dirlen` characters.  The rest of `path` is looked up from
+ * `dirfd` (fewer components per file), kept beneath it
+ * (RESOLVE_BENEATH); where it would leave it (an absolute symlink, a ".."
+ * above it) the whole path is resolved from the root instead, so the answer
+ * is always pn_open_in_root's.  `dirfd` < 0, a path not below it, or no
+ * openat2: pn_open_in_root.  fd or -errno. */
+int pn_open_near(int rootfd, int dirfd, size_t dirlen, const char *path, int flags);
+
 /* Read from `fd` until EOF or `cap` bytes; count or -errno. */
 ssize_t pn_read_fd(int fd, char *buf, size_t cap);
 
@@ -48,6 +58,10 @@ int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
  * length read (*offset where it starts in out->data) or -errno.  Returns 0,
  * or -ENOMEM when the buffer cannot grow. */
 int pn_read_one(int rootfd, const char *path, size_t limit, pn_buf *out, ssize_t *result, size_t *offset);
+
+/* pn_read_one, opening with pn_open_near(rootfd, dirfd, dirlen, path). */
+int pn_read_one_near(int rootfd, int dirfd, size_t dirlen, const char *path, size_t limit, pn_buf *out,
+                     ssize_t *result, size_t *offset);
 
 /* The lowest set bit of an n-word bitmap, or (size_t)-1 when none is. */
 size_t pn_lowest_bit(const uint64_t *w, size_t n);
@@ -72,6 +86,11 @@ typedef struct {
 int pn_group_walk(int rootfd, const char *prefix, const char *suffix, const char *const *names,
                   size_t nnames, size_t mask_index, const uint64_t *reported, uint64_t *remaining,
                   size_t nwords, pn_walk_out *out);
+
+/* pn_group_walk, reading with pn_read_one_near(rootfd, dirfd, dirlen, ...). */
+int pn_group_walk_near(int rootfd, int dirfd, size_t dirlen, const char *prefix, const char *suffix,
+                       const char *const *names, size_t nnames, size_t mask_index, const uint64_t *reported,
+                       uint64_t *remaining, size_t nwords, pn_walk_out *out);
 
 /* ---- the regular-machine scanner (pn_scan.c) ------------------------------- */
 

@@ -28,6 +28,14 @@ int pn_group_walk(int rootfd, const char *prefix, const char *suffix, const char
                   size_t nnames, size_t mask_index, const uint64_t *reported, uint64_t *remaining,
                   size_t nwords, pn_walk_out *out)
 {
+    return pn_group_walk_near(rootfd, -1, 0, prefix, suffix, names, nnames, mask_index, reported, remaining,
+                              nwords, out);
+}
+
+int pn_group_walk_near(int rootfd, int dirfd, size_t dirlen, const char *prefix, const char *suffix,
+                       const char *const *names, size_t nnames, size_t mask_index, const uint64_t *reported,
+                       uint64_t *remaining, size_t nwords, pn_walk_out *out)
+{
     char path[4096];
     for (;;) {
         size_t cpu = pn_lowest_bit(remaining, nwords);
@@ -53,8 +61,8 @@ int pn_group_walk(int rootfd, const char *prefix, const char *suffix, const char
         for (size_t f = 0; f < nnames; f++) {
             int n = snprintf(path, sizeof path, "%s%zu%s%s", prefix, cpu, suffix, names[f]);
             if (n < 0 || (size_t)n >= sizeof path) return -ENAMETOOLONG;
-            int rc = pn_read_one(rootfd, path, 1 << 16, &out->text, &out->results[k * nnames + f],
-                                 &out->offsets[k * nnames + f]);
+            int rc = pn_read_one_near(rootfd, dirfd, dirlen, path, 1 << 16, &out->text,
+                                      &out->results[k * nnames + f], &out->offsets[k * nnames + f]);
             if (rc < 0) return rc;
         }
         /* the leader's group: its mask limited to reported, unplaced CPUs, plus itself */

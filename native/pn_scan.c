@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "pn.h"
 
@@ -39,6 +41,7 @@ typedef struct {
     const uint64_t *reported;
     pn_scan_out *out;
     pn_buf text;              /* scratch: the texts of the current batch */
+    int cpufd;                /* CPU_DIR, opened once: the per-CPU files are looked up from it (or -1) */
     char path[4096];
     size_t plen;
     uint64_t *mems;           /* the allowed memory nodes the scan resolved itself (NULL: all) */
@@ -99,7 +102,9 @@ typedef struct {
 static int read_path(scan_ctx *c, size_t limit, ssize_t *len, size_t *off)
 {
     TRY(note(c, 'F', c->path));
-    return pn_read_one(c->rootfd, c->path, limit, &c->text, len, off);
+    int below_cpu_dir = c->cpufd >= 0 && strncmp(c->path, CPU_DIR "/", sizeof CPU_DIR) == 0;
+    return pn_read_one_near(c->rootfd, below_cpu_dir ? c->cpufd : -1, sizeof CPU_DIR - 1, c->path, limit,
+                            &c->text, len, off);
 }
 
 static const char *text_ptr(scan_ctx *c, text_t t) { return c->text.data + t.off; }
@@ -436,7 +441,9 @@ static int scan_groups(scan_ctx *c, const char *prefix, const char *suffix, cons
     }
     if ((rc = visit(c, arg, cpu, tp, tl, group))) goto done;
     for (size_t i = 0; i < W; i++) remaining[i] = c->reported[i] & ~group[i];
-    int walked = pn_group_walk(c->rootfd, prefix, suffix, names, nnames, mask_index, c->reported, remaining, W, &w);
+    int below_cpu_dir = c->cpufd >= 0 && strncmp(prefix, CPU_DIR "/", sizeof CPU_DIR) == 0;
+    int walked = pn_group_walk_near(c->rootfd, below_cpu_dir ? c->cpufd : -1, sizeof CPU_DIR - 1, prefix, suffix,
+                                    names, nnames, mask_index, c->reported, remaining, W, &w);
     for (size_t k = 0; k < w.count && !rc; k++) /* what the walk read, for the record */
         for (size_t f = 0; f < nnames && !rc; f++) {
             path_start(c);
@@ -1306,7 +1313,8 @@ static void task_free(scan_task *k)
 int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
             int want_cpuinfo, int threads, pn_scan_out *out)
 {
-    scan_ctx ctx = { .rootfd = rootfd, .W = nwords ? nwords : 1, .reported = reported, .out = out };
+    scan_ctx ctx = { .rootfd = rootfd, .W = nwords ? nwords : 1, .reported = reported, .out = out,
+                     .cpufd = pn_open_in_root(rootfd, CPU_DIR, O_RDONLY | O_DIRECTORY) };
     scan_ctx *c = &ctx;
     cpu_table t = { 0 };
     uint64_t one = 0;
@@ -1452,5 +1460,6 @@ done:
     for (int k = 0; k < 5; k++) free(sets[k]);
     free(c->mems);
     free(c->text.data);
+    if (c->cpufd >= 0) close(c->cpufd);
     return rc;
 }

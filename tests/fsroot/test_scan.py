@@ -314,3 +314,45 @@ def test_scan_threads_from_the_environment(monkeypatch, value, threads):
 
     monkeypatch.setenv("PYNUMA_SCAN_THREADS", value)
     assert fsroot._scan_threads() == threads
+
+
+def _move_and_link(root, path: str, new_home: str, link: str) -> None:
+    """Move ``path`` (absolute in the tree) to ``new_home`` and leave a symlink ``link`` in its place."""
+    base = os.path.join(str(root), path.lstrip("/"))
+    target = os.path.join(str(root), new_home.lstrip("/"))
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    os.rename(base, target)
+    os.symlink(link, base)
+
+
+@needs_native
+@pytest.mark.parametrize("path, new_home, link", [
+    # an absolute symlink: it restarts from the dump's root, never from the CPU directory
+    (f"{CPU}/cpu3", "/sys/devices/cpu3_moved", "/sys/devices/cpu3_moved"),
+    # a relative symlink climbing above the CPU directory
+    (f"{CPU}/cpu2/cache", "/sys/devices/cache_of_cpu2", "../../../cache_of_cpu2"),
+    # one staying below it
+    (f"{CPU}/cpu1/topology", f"{CPU}/topology_of_cpu1", "../topology_of_cpu1"),
+    # a file leading to the dump's own /etc (absent here): as missing as it is for the general path
+    (f"{CPU}/cpu0/topology/core_id", "/sys/core_id_of_cpu0", "/sys/core_id_of_cpu0"),
+])
+def test_symlinks_out_of_the_cpu_directory_resolve_from_the_root(tmp_path, path, new_home, link):
+    # the scan looks the per-CPU files up from the CPU directory; a link that leaves it is
+    # resolved from the root instead, as every other read is
+    shape = dict(packages=2, cores_per_node=2, threads=2)
+    plain = _same_both_ways(Machine(**shape).write(tmp_path / "plain"))
+    root = Machine(**shape).write(tmp_path / "linked")
+    _move_and_link(root, path, new_home, link)
+    assert _native_scan(root) == "ok"
+    assert _same_both_ways(root) == plain
+
+
+@needs_native
+def test_a_symlink_out_of_the_root_stays_in_the_root(tmp_path):
+    root = Machine(packages=1, cores_per_node=2, threads=2).write(tmp_path)
+    core_id = os.path.join(str(root), CPU.lstrip("/"), "cpu1/topology/core_id")
+    os.remove(core_id)
+    os.symlink("/proc/self/status", core_id)  # this machine's file: must read as the dump's (absent) one
+    with FsRoot(root) as fs:
+        assert fs.read_optional(f"{CPU}/cpu1/topology/core_id") is None
+    assert _outcome(root, True) == _outcome(root, False)
