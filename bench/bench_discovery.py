@@ -158,7 +158,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--reps", type=int, default=30, help="repetitions per measurement (best is kept)")
     ap.add_argument("--rounds", type=int, default=5, help="alternating floor/native rounds (best is kept)")
-    ap.add_argument("--proc-reps", type=int, default=15, help="repetitions of whole-process runs")
+    ap.add_argument("--proc-reps", type=int, default=25,
+                    help="repetitions of whole-process runs, alternating with python -c pass (best of each is kept)")
     ap.add_argument("--only", help="just this case")
     ap.add_argument("--python", default=sys.executable,
                     help="interpreter for the whole-process runs (e.g. a fresh venv's, without site hooks)")
