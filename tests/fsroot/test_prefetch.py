@@ -110,3 +110,29 @@ def test_a_scan_with_its_own_arguments_leaves_the_prefetch_alone(big):
         assert fs._prefetched is not None
         assert fs.scan(None, None)[0] == "ok"
         assert fs._prefetched is None
+
+
+def _discovered(root, prefetch: bool):
+    """``("ok", to_dict, warnings)`` or ``("error", type, message)`` of a discovery of ``root``."""
+    try:
+        with FsRoot(str(root)) as fs:
+            if prefetch:
+                assert fs.prefetch_scan()
+            topo = discover(fs)
+    except Exception as err:  # the prefetched scan's errors must be the plain one's
+        return ("error", type(err).__name__, str(err))
+    return ("ok", topo.to_dict(), topo.warnings)
+
+
+@native_only
+@pytest.mark.parametrize("edit", [
+    lambda r: put(r, "/sys/devices/system/cpu/cpu7/topology/core_id", "seven\n"),  # the general path warns
+    lambda r: put(r, "/sys/devices/system/node/node1/cpulist", "3-1\n"),  # an error naming the file
+    lambda r: put(r, "/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "?\n"),
+    lambda r: (put(r, "/proc/mounts", "cgroup /c cgroup rw,cpuset 0 0\n"), put(r, "/proc/self/cpuset", "/j\n"),
+               put(r, "/c/j/cpuset.cpus", "0-9\n"), put(r, "/c/j/cpuset.mems", "0\n")),
+], ids=["bad-core-id", "bad-node-cpulist", "bad-hugepage-count", "cpuset-cgroup"])
+def test_an_unusual_tree_gives_the_same_answer_prefetched_or_not(tmp_path, edit):
+    root = Machine(packages=2, nodes_per_package=2, cores_per_node=4, threads=2).write(tmp_path)
+    edit(root)
+    assert _discovered(root, True) == _discovered(root, False)
