@@ -240,62 +240,47 @@ cdef int put_record(Buf *b, dict d) except -1:
     return put_char(b, b'}')
 
 
+cdef int put_block(Buf *b, object v, bint is_dict, Py_ssize_t indent, Py_ssize_t level) except -1:
+    """A non-empty dict or list holding a container: one item per line, indented."""
+    cdef bint first = True
+    enter_nested()
+    try:
+        put_char(b, b'{' if is_dict else b'[')
+        for item in (v.items() if is_dict else v):
+            put_pad(b, not first, indent * (level + 1))
+            first = False
+            if is_dict:
+                put_key(b, item[0])
+                put(b, b": ", 2)
+                item = item[1]
+            put_value(b, item, indent, level + 1)
+    finally:
+        Py_LeaveRecursiveCall()
+    put_pad(b, False, indent * level)
+    return put_char(b, b'}' if is_dict else b']')
+
+
 cdef int put_value(Buf *b, object v, Py_ssize_t indent, Py_ssize_t level) except -1:
-    cdef bint first
+    cdef bint first = True
     if isinstance(v, dict):
         if not v:
             return put(b, b"{}", 2)
-        if type(v) is dict:
-            if dict_of_scalars(<dict>v):
-                return put_record(b, <dict>v)
-        elif all_scalars(v.values()):
-            put_char(b, b'{')
-            first = True
-            for k, item in v.items():
-                if not first:
-                    put(b, b", ", 2)
-                first = False
-                put_key(b, k)
-                put(b, b": ", 2)
-                put_scalar(b, item)
-            return put_char(b, b'}')
-        enter_nested()
-        try:
-            put_char(b, b'{')
-            first = True
-            for k, item in v.items():
-                put_pad(b, not first, indent * (level + 1))
-                first = False
-                put_key(b, k)
-                put(b, b": ", 2)
-                put_value(b, item, indent, level + 1)
-        finally:
-            Py_LeaveRecursiveCall()
-        put_pad(b, False, indent * level)
-        return put_char(b, b'}')
+        if type(v) is not dict:
+            v = dict(v.items())  # a subclass: the items it gives, as the twin reads them
+        if dict_of_scalars(<dict>v):
+            return put_record(b, <dict>v)
+        return put_block(b, v, True, indent, level)
     if isinstance(v, (list, tuple)):
         if not v:
             return put(b, b"[]", 2)
-        if all_scalars(v):
-            put_char(b, b'[')
-            first = True
-            for item in v:
-                if not first:
-                    put(b, b", ", 2)
-                first = False
-                put_scalar(b, item)
-            return put_char(b, b']')
-        enter_nested()
-        try:
-            put_char(b, b'[')
-            first = True
-            for item in v:
-                put_pad(b, not first, indent * (level + 1))
-                first = False
-                put_value(b, item, indent, level + 1)
-        finally:
-            Py_LeaveRecursiveCall()
-        put_pad(b, False, indent * level)
+        if not all_scalars(v):
+            return put_block(b, v, False, indent, level)
+        put_char(b, b'[')
+        for item in v:
+            if not first:
+                put(b, b", ", 2)
+            first = False
+            put_scalar(b, item)
         return put_char(b, b']')
     return put_scalar(b, v)
 
