@@ -99,12 +99,17 @@ typedef struct {
 
 /* Read c->path (appending to c->text; pointers are fixed up by the caller
  * through offsets, so read a batch first, then look). */
+/* The CPU directory's fd when `path` is below it (its files are looked up from there), else -1. */
+static int cpu_dir_of(const scan_ctx *c, const char *path)
+{
+    return c->cpufd >= 0 && strncmp(path, CPU_DIR "/", sizeof CPU_DIR) == 0 ? c->cpufd : -1;
+}
+
 static int read_path(scan_ctx *c, size_t limit, ssize_t *len, size_t *off)
 {
     TRY(note(c, 'F', c->path));
-    int below_cpu_dir = c->cpufd >= 0 && strncmp(c->path, CPU_DIR "/", sizeof CPU_DIR) == 0;
-    return pn_read_one_near(c->rootfd, below_cpu_dir ? c->cpufd : -1, sizeof CPU_DIR - 1, c->path, limit,
-                            &c->text, len, off);
+    return pn_read_one_near(c->rootfd, cpu_dir_of(c, c->path), sizeof CPU_DIR - 1, c->path, limit, &c->text, len,
+                            off);
 }
 
 static const char *text_ptr(scan_ctx *c, text_t t) { return c->text.data + t.off; }
@@ -441,9 +446,8 @@ static int scan_groups(scan_ctx *c, const char *prefix, const char *suffix, cons
     }
     if ((rc = visit(c, arg, cpu, tp, tl, group))) goto done;
     for (size_t i = 0; i < W; i++) remaining[i] = c->reported[i] & ~group[i];
-    int below_cpu_dir = c->cpufd >= 0 && strncmp(prefix, CPU_DIR "/", sizeof CPU_DIR) == 0;
-    int walked = pn_group_walk_near(c->rootfd, below_cpu_dir ? c->cpufd : -1, sizeof CPU_DIR - 1, prefix, suffix,
-                                    names, nnames, mask_index, c->reported, remaining, W, &w);
+    int walked = pn_group_walk_near(c->rootfd, cpu_dir_of(c, prefix), sizeof CPU_DIR - 1, prefix, suffix, names,
+                                    nnames, mask_index, c->reported, remaining, W, &w);
     for (size_t k = 0; k < w.count && !rc; k++) /* what the walk read, for the record */
         for (size_t f = 0; f < nnames && !rc; f++) {
             path_start(c);
