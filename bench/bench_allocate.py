@@ -20,8 +20,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from pynuma.cpuset import CPUSet  # noqa: E402
-from pynuma.policy.cpu_assign import take_by_topology  # noqa: E402
-from pynuma.policy.cpu_hints import generate_cpu_hints  # noqa: E402
+from pynuma.policy.cpumanager.assign import take_by_topology  # noqa: E402
+from pynuma.policy.cpumanager.hints import generate_cpu_hints  # noqa: E402
 from tests.unit.cpu_fixtures import machine  # noqa: E402
 
 TARGET_MS = 5.0
@@ -63,7 +63,7 @@ def distributed_scoring_every_combo(topo, available, count):
     import math
     from itertools import combinations
 
-    from pynuma.policy.cpu_assign import Accumulator
+    from pynuma.policy.cpumanager.assign import Accumulator
 
     def r3(x):
         return math.floor(x * 1000 + 0.5) / 1000
@@ -118,7 +118,7 @@ def main() -> int:
     for label, n in (("hints, 16 nodes, 8 CPUs (65535 subsets)", 8), ("hints, 16 nodes, 100 CPUs (mixed subset sizes)", 100)):
         ms = timed(lambda: generate_cpu_hints(topo, fragmented, None, n), repeat=10)
         print(f"{label:<56} {ms:>10.3f} {'':>9}")
-    from pynuma.policy.cpu_distribute import take_distributed
+    from pynuma.policy.cpumanager.distribute import take_distributed
 
     ours = timed(lambda: take_distributed(topo, every, 96), repeat=10)
     naive = timed(lambda: distributed_scoring_every_combo(topo, every, 96), repeat=3)

@@ -31,10 +31,10 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from pynuma import _impl  # noqa: E402
-from pynuma.policy.bitmask import NUMAMask  # noqa: E402
-from pynuma.policy.hints import TopologyHint  # noqa: E402
-from pynuma.policy.numa_info import NUMAInfo  # noqa: E402
-from pynuma.policy.topology_merge import (MERGE_BUDGET, HintMerger, iterate_permutations,  # noqa: E402
+from pynuma.policy.topologymanager.bitmask import NUMAMask  # noqa: E402
+from pynuma.policy.topologymanager.hints import TopologyHint  # noqa: E402
+from pynuma.policy.topologymanager.numa_info import NUMAInfo  # noqa: E402
+from pynuma.policy.topologymanager.merge import (MERGE_BUDGET, HintMerger, iterate_permutations,  # noqa: E402
                                           merge_permutation)
 
 EXHAUSTIVE_MAX = 300_000

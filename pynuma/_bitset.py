@@ -1,7 +1,7 @@
 """Immutable sets of non-negative ids kept as one arbitrary-precision int.
 
 The shared core of :class:`pynuma.cpuset.CPUSet` and
-:class:`pynuma.policy.bitmask.NUMAMask`: construction, iteration, size,
+:class:`pynuma.policy.topologymanager.bitmask.NUMAMask`: construction, iteration, size,
 equality and hashing, immutability and pickling.  Each subclass adds its
 own vocabulary (set algebra for CPUs, kubelet ordering for NUMA masks).
 

@@ -4,7 +4,7 @@
 """Native hint-merge core (twin of ``pynuma._pure_merge``; see its docstring for the contract).
 
 Masks are Python ints of at most 64 bits (``-1`` = nil affinity);
-``pynuma.policy.topology_merge`` relabels wider node ids before calling.
+``pynuma.policy.topologymanager.merge`` relabels wider node ids before calling.
 """
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Optional
 
 from .errors import InputError, ParseError
 from .inputfile import load_json
-from .policy.cpu_topology import CPUInfo, CPUTopology
+from .policy.cpumanager.topology import CPUInfo, CPUTopology
 
 DECLARED_KEYS = ("num_cpus", "num_cores", "num_sockets", "num_numa_nodes", "num_uncore_caches")
 

@@ -29,7 +29,7 @@ def _print_table(rows):
 
 
 def show(args, text, doc) -> int:
-    from ..policy.memory_state import assignments_to_dict, machine_state_to_dict
+    from ..policy.memorymanager.state import assignments_to_dict, machine_state_to_dict
     from ..state.memory_checkpoint import read_checkpoint
 
     cp = read_checkpoint(args.file)
@@ -65,10 +65,10 @@ def _reserved_from_file(state):
 
 def check(args, text, doc) -> int:
     from ..errors import CheckpointError, InputError
-    from ..policy.memory_manager import machine_for
-    from ..policy.memory_reserved import parse_reserved_memory, system_reserved_memory
-    from ..policy.memory_state import MemoryState, machine_state_differences
-    from ..policy.memory_static import StaticPolicy
+    from ..policy.memorymanager.manager import machine_for
+    from ..policy.memorymanager.reserved import parse_reserved_memory, system_reserved_memory
+    from ..policy.memorymanager.state import MemoryState, machine_state_differences
+    from ..policy.memorymanager.static_policy import StaticPolicy
     from ..state.memory_checkpoint import read_checkpoint, render_checkpoint, write_checkpoint
 
     if args.dry_run and not args.fix:

@@ -51,8 +51,8 @@ def _build_parser():
 
 def _cpu(args, topo, tm_policy):
     from ..cpuset import CPUSet
-    from ..policy.cpu_options import ALL_GATES_ON, parse_options
-    from ..policy.cpu_static import CPUState, new_policy
+    from ..policy.cpumanager.options import ALL_GATES_ON, parse_options
+    from ..policy.cpumanager.static_policy import CPUState, new_policy
 
     raw = {}
     for item in args.cpu_option:
@@ -79,7 +79,7 @@ def _cpu(args, topo, tm_policy):
 
 
 def _memory(args):
-    from ..policy.memory_manager import MemoryManager, machine_for
+    from ..policy.memorymanager.manager import MemoryManager, machine_for
 
     if args.memory_policy != "static":
         return None, None
@@ -95,7 +95,7 @@ def _memory(args):
 def _devices(args, nodes):
     if not args.devices:
         return None
-    from ..policy.devices import DeviceHintProvider, DeviceInventory
+    from ..policy.devicemanager.inventory import DeviceHintProvider, DeviceInventory
 
     from ..inputfile import load_json
 
@@ -140,8 +140,8 @@ def main(argv) -> int:
     args = _build_parser().parse_args(argv)
     from ..pod import load_pods
     from ..policy.admit import admit_pod
-    from ..policy.numa_info import NUMAInfo
-    from ..policy.topology_manager import TopologyManager
+    from ..policy.topologymanager.numa_info import NUMAInfo
+    from ..policy.topologymanager.manager import TopologyManager
     from ..topology_file import cpu_topology_for
     from .hints import parse_option_args
 

@@ -32,8 +32,8 @@ def _parser():
 def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
     """The node capacity the kubelet would report, read through ``fs``."""
     from ..errors import PynumaError
-    from ..eviction_host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo
-    from ..fsstats import fs_stats
+    from ..pressure.host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo
+    from ..pressure.fsstats import fs_stats
     from ..parse import parse_cpulist
     from ..quantity import Quantity
 
@@ -70,7 +70,7 @@ def main(argv) -> int:
     args = _parser().parse_args(argv)
     from ..errors import InputError
     from ..fsroot import FsRoot
-    from ..kubelet_config import KubeletConfig, load_kubelet_config
+    from ..config.kubelet import KubeletConfig, load_kubelet_config
     from ..policy.allocatable import (
         hard_eviction_reservation, node_allocatable_enforced, node_allocatable_reservation,
         node_status_allocatable, parse_resource_list, validate_node_allocatable, validate_reserved,

@@ -58,7 +58,7 @@ def _cpulist(text, what, topo=None):
 
 
 def _options(raw):
-    from ..policy.cpu_options import ALL_GATES_ON, parse_options
+    from ..policy.cpumanager.options import ALL_GATES_ON, parse_options
 
     values, group = {}, None
     for item in raw:
@@ -92,9 +92,9 @@ def _count(text, topo):
 def main(argv) -> int:
     args = _build_parser().parse_args(argv)
     from ..cpuset import CPUSet
-    from ..policy.cpu_distribute import take_distributed
-    from ..policy.cpu_options import validate_options
-    from ..policy.cpu_static import CPUState, StaticPolicy
+    from ..policy.cpumanager.distribute import take_distributed
+    from ..policy.cpumanager.options import validate_options
+    from ..policy.cpumanager.static_policy import CPUState, StaticPolicy
     from ..pod import Container, Pod
     from ..quantity import Quantity
     from ..topology_file import cpu_topology_for

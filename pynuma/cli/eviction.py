@@ -42,7 +42,7 @@ def _parser():
 
 def _config(args):
     from ..errors import InputError
-    from ..kubelet_config import KubeletConfig, load_kubelet_config
+    from ..config.kubelet import KubeletConfig, load_kubelet_config
     from ..policy.eviction.manager import EvictionConfig, FsLayout
     from ..policy.eviction.thresholds import parse_duration, parse_flags, parse_threshold_config
 
@@ -145,7 +145,7 @@ def _gather(args, fs, config):
                                 namespace=str(ref.get("namespace") or "default"), uid=str(ref["uid"])))
         layout = FsLayout()
     else:
-        from ..eviction_host import read_host
+        from ..pressure.host import read_host
 
         reading = read_host(fs, args.kubelet_root, args.image_dir, args.containerfs_dir, walk=args.from_cgroups)
         observations = reading.observations

@@ -52,7 +52,7 @@ def parse_option_args(items) -> dict:
 def load_hints_file(path: str) -> list:
     """The providers' answers in ``path``; ``ParseError`` naming the file and the bad item."""
     from ..inputfile import load_json
-    from ..policy.hints import provider_hints_from_json
+    from ..policy.topologymanager.hints import provider_hints_from_json
 
     data = load_json(path)
     if not isinstance(data, list):
@@ -65,7 +65,7 @@ def load_hints_file(path: str) -> list:
 
 def numa_info_for(topology_file, root):
     """NUMA nodes and distances from ``--topology`` / ``--root`` / the live host."""
-    from ..policy.numa_info import NUMAInfo
+    from ..policy.topologymanager.numa_info import NUMAInfo
     from ..topology_file import cpu_topology_for
 
     topo = cpu_topology_for(topology_file, root or "/")
@@ -77,7 +77,7 @@ def numa_info_for(topology_file, root):
 
 def main(argv) -> int:
     args = _build_parser().parse_args(argv)
-    from ..policy.topology_manager import TopologyManager
+    from ..policy.topologymanager.manager import TopologyManager
 
     options = parse_option_args(args.option)
     providers = load_hints_file(args.hints)

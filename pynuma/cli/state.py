@@ -127,8 +127,8 @@ def _size(text: str) -> str:
 
 def _cpu_policy(args, topo):
     from ..cpuset import CPUSet
-    from ..policy.cpu_options import ALL_GATES_ON, parse_options
-    from ..policy.cpu_static import new_policy
+    from ..policy.cpumanager.options import ALL_GATES_ON, parse_options
+    from ..policy.cpumanager.static_policy import new_policy
 
     values = {}
     for item in args.option:
@@ -174,7 +174,7 @@ def _changes(old_policy, old, new_policy, new):
 
 def _cpu_check(args, text, doc) -> int:
     from ..errors import CheckpointError
-    from ..policy.cpu_static import CPUState
+    from ..policy.cpumanager.static_policy import CPUState
     from ..state import cpu_checkpoint as ckpt
     from ..state.cpu_check import check_cpu_state
     from ..topology_file import cpu_topology_for

@@ -119,7 +119,7 @@ def _run(opts: dict) -> int:
         data = topo.to_dict()
         data["hugepage_capacity"] = capacity or hugepage_capacity(topo, machine_pools)
     if opts["save"]:
-        from ..atomic import write_atomic
+        from ..state.atomic import write_atomic
 
         try:
             write_atomic(opts["save"], dumps(data, indent=2) + "\n")
@@ -149,7 +149,7 @@ def _show_devices(topo, opts) -> int:
     if opts["topology"] is None and (opts["root"] or "/") == "/":
         topo = _devices.with_netlink(topo)
     if opts["save"]:
-        from ..atomic import write_atomic
+        from ..state.atomic import write_atomic
 
         write_atomic(opts["save"], dumps(topo.to_dict(), indent=2) + "\n")
     if opts["json"]:

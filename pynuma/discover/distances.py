@@ -50,7 +50,7 @@ def _slit_matrix(fs, node_ids: Sequence[int], warnings: List[str]) -> Optional[M
     if not fs.exists(SLIT_PATH):
         return None
     try:
-        from .. import acpi
+        from . import acpi
     except ImportError:
         return None
     result = acpi.slit_distances(fs, list(node_ids))

@@ -7,8 +7,8 @@ admitted (with the kubelet's reason when not).  The managers' states are
 updated in place, so a caller that wants to persist them can.
 
 >>> from pynuma.pod import Pod
->>> from pynuma.policy.numa_info import NUMAInfo
->>> from pynuma.policy.topology_manager import TopologyManager
+>>> from pynuma.policy.topologymanager.numa_info import NUMAInfo
+>>> from pynuma.policy.topologymanager.manager import TopologyManager
 >>> tm = TopologyManager.create(NUMAInfo.from_matrix([0], None), "restricted")
 >>> admit_pod(Pod.from_dict({"name": "p", "containers": [{"name": "c"}]}), tm).admit
 True
@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple
 
-from .cpu_hints import CPUHintProvider
-from .hints import ProviderHints, TopologyHint, provider_hints_to_json
-from .topology_manager import TopologyManager
+from .cpumanager.hints import CPUHintProvider
+from .topologymanager.hints import ProviderHints, TopologyHint, provider_hints_to_json
+from .topologymanager.manager import TopologyManager
 
 
 @dataclass

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from ..cpuset import CPUSet
-from ..policy.cpu_static import CPUState
+from ..policy.cpumanager.static_policy import CPUState
 
 
 class Finding:

@@ -20,7 +20,7 @@ import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ..atomic import write_atomic
+from .atomic import write_atomic
 from ..cpuset import CPUSet
 from ..errors import CheckpointError, InputError
 from .checksum import Struct, Typed, checksum_of
@@ -296,7 +296,7 @@ def default_path(state_dir: str = DEFAULT_DIR) -> str:
 
 def load_state(state_dir: str, policy_name: str = "static"):
     """``(policy name, CPUState)`` from ``state_dir``, empty when the file does not exist yet."""
-    from ..policy.cpu_static import CPUState
+    from ..policy.cpumanager.static_policy import CPUState
 
     st = read_file(default_path(state_dir), policy_name, missing_ok=True)
     return st.policy_name or policy_name, CPUState(st.default, st.assignments)

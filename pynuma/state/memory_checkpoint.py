@@ -20,9 +20,9 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional
 
-from ..atomic import write_atomic
+from .atomic import write_atomic
 from ..errors import CheckpointError
-from ..policy.memory_state import (Assignments, Block, MemoryState, MemoryTable, NUMANodeMap, NUMANodeState,
+from ..policy.memorymanager.state import (Assignments, Block, MemoryState, MemoryTable, NUMANodeMap, NUMANodeState,
                                    assignments_to_dict, machine_state_to_dict)
 from .checksum import Struct, Typed, fnv1a32, spew
 

@@ -122,7 +122,7 @@ def test_runs_as_a_command(root):
 
 def test_live_host_read_only(capsys):
     """On this machine: memory capacity is MemTotal and available never exceeds it."""
-    from pynuma.eviction_host import parse_meminfo
+    from pynuma.pressure.host import parse_meminfo
     from pynuma.fsroot import FsRoot
 
     def mem_total():

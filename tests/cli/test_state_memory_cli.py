@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pynuma.pod import Pod
-from pynuma.policy.memory_manager import MemoryManager, machine_from_topology_json
+from pynuma.policy.memorymanager.manager import MemoryManager, machine_from_topology_json
 
 PROJECT = Path(__file__).resolve().parents[2]
 GI = 1 << 30

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from pynuma.policy.cpu_assign import Accumulator
+from pynuma.policy.cpumanager.assign import Accumulator
 
 from ._cpu_common import cpus, topology
 from .vectors import vectors

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from pynuma.policy.bitmask import KUBELET_BITS, NUMAMask, iterate_masks, mask_and, mask_or
+from pynuma.policy.topologymanager.bitmask import KUBELET_BITS, NUMAMask, iterate_masks, mask_and, mask_or
 
 from .vectors import vectors
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from pynuma.policy.cpu_static import CPUState, StaticPolicy
+from pynuma.policy.cpumanager.static_policy import CPUState, StaticPolicy
 from pynuma.pod import Pod
 
 from ._cpu_common import cpus, topology

@@ -10,11 +10,11 @@ import pytest
 
 from pynuma import _impl
 from pynuma.pod import Container, Pod
-from pynuma.policy.hints import provider_hints_from_json
-from pynuma.policy.numa_info import NUMAInfo
-from pynuma.policy.topology_manager import TopologyManager
-from pynuma.policy.topology_merge import HintMerger, filter_providers_hints, filter_single_numa_hints
-from pynuma.policy.topology_policies import make_policy
+from pynuma.policy.topologymanager.hints import provider_hints_from_json
+from pynuma.policy.topologymanager.numa_info import NUMAInfo
+from pynuma.policy.topologymanager.manager import TopologyManager
+from pynuma.policy.topologymanager.merge import HintMerger, filter_providers_hints, filter_single_numa_hints
+from pynuma.policy.topologymanager.policies import make_policy
 
 from .vectors import vectors
 

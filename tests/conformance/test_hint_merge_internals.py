@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from pynuma.policy.hints import TopologyHint
-from pynuma.policy.numa_info import NUMAInfo
-from pynuma.policy.topology_merge import HintMerger, filter_single_numa_hints, max_of_min_affinity_counts
+from pynuma.policy.topologymanager.hints import TopologyHint
+from pynuma.policy.topologymanager.numa_info import NUMAInfo
+from pynuma.policy.topologymanager.merge import HintMerger, filter_single_numa_hints, max_of_min_affinity_counts
 
 from .vectors import vectors
 

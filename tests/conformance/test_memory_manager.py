@@ -7,10 +7,10 @@ import pytest
 
 from pynuma.errors import PynumaError
 from pynuma.pod import Pod
-from pynuma.policy import memory_reserved as mr
-from pynuma.policy.memory_state import (MemoryState, assignments_equal, assignments_from_dict,
+from pynuma.policy.memorymanager import reserved as mr
+from pynuma.policy.memorymanager.state import (MemoryState, assignments_equal, assignments_from_dict,
                                         machine_state_differences, machine_state_from_dict, to_bytes)
-from pynuma.policy.memory_static import (Hint, NodeInfo, StaticPolicy, pod_requested_resources)
+from pynuma.policy.memorymanager.static_policy import (Hint, NodeInfo, StaticPolicy, pod_requested_resources)
 from pynuma.quantity import Quantity
 from tests.conformance.vectors import check_error_text, load_json, vectors
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from pynuma.policy.bitmask import NUMAMask
-from pynuma.policy.numa_info import NUMAInfo
+from pynuma.policy.topologymanager.bitmask import NUMAMask
+from pynuma.policy.topologymanager.numa_info import NUMAInfo
 
 from .vectors import vectors
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pynuma.errors import InputError
-from pynuma.policy.cpu_options import option_available, parse_options
+from pynuma.policy.cpumanager.options import option_available, parse_options
 
 from .vectors import vectors
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from pynuma.errors import InputError
-from pynuma.policy.numa_info import NUMAInfo
-from pynuma.policy.topology_manager import TopologyManager, option_available, parse_options
+from pynuma.policy.topologymanager.numa_info import NUMAInfo
+from pynuma.policy.topologymanager.manager import TopologyManager, option_available, parse_options
 
 from .vectors import vectors
 

@@ -5,7 +5,7 @@ import pytest
 
 from pynuma.cpuset import CPUSet
 from pynuma.errors import PynumaError
-from pynuma.policy.cpu_static import CPUState, StaticPolicy
+from pynuma.policy.cpumanager.static_policy import CPUState, StaticPolicy
 
 from ._cpu_common import cpus, topology
 from ._cpu_pods import pod as make_pod

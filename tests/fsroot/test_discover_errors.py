@@ -117,7 +117,7 @@ def test_empty_root_is_one_node_without_cpus(tmp_path):
 
 
 def _slit(matrix):
-    from pynuma.acpi import build_slit
+    from pynuma.discover.acpi import build_slit
 
     return build_slit(matrix)
 

@@ -1,10 +1,10 @@
-"""pynuma.fsstats: statvfs figures for nodefs / imagefs under a root."""
+"""pynuma.pressure.fsstats: statvfs figures for nodefs / imagefs under a root."""
 from __future__ import annotations
 
 import os
 
 from pynuma.fsroot import FsRoot
-from pynuma.fsstats import IMAGE_DIRS, fs_stats, node_fs_stats
+from pynuma.pressure.fsstats import IMAGE_DIRS, fs_stats, node_fs_stats
 
 
 def test_figures_match_statvfs(tmp_path):

@@ -51,7 +51,7 @@ def _native_scan(root):
 
 
 def _slit(root, matrix):
-    from pynuma import acpi
+    from pynuma.discover import acpi
 
     path = os.path.join(str(root), "sys/firmware/acpi/tables/SLIT")
     os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from pynuma.cpuset import CPUSet
-from pynuma.policy.cpu_topology import CPUTopology
+from pynuma.policy.cpumanager.topology import CPUTopology
 
 
 def machine(sockets=1, nodes_per_socket=1, cores_per_node=4, threads=2, **declared) -> CPUTopology:

@@ -1,11 +1,11 @@
-"""pynuma.acpi: SLIT/SRAT parsing on both backends and slit_distances on fake roots."""
+"""pynuma.discover.acpi: SLIT/SRAT parsing on both backends and slit_distances on fake roots."""
 from __future__ import annotations
 
 import os
 
 import pytest
 
-from pynuma import acpi
+from pynuma.discover import acpi
 from pynuma.fsroot import FsRoot
 
 M2 = [[10, 21], [21, 10]]

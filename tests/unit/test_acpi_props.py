@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pynuma import _impl, acpi
+from pynuma import _impl
+from pynuma.discover import acpi
 
 IMPLS = _impl.implementations("acpi")
 

@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from pynuma.atomic import write_atomic
+from pynuma.state.atomic import write_atomic
 
 
 def test_replaces_content_and_leaves_no_temp_files(tmp_path):

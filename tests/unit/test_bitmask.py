@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pynuma.policy.bitmask import KUBELET_BITS, NUMAMask, iterate_masks, mask_and, mask_or, narrowest
+from pynuma.policy.topologymanager.bitmask import KUBELET_BITS, NUMAMask, iterate_masks, mask_and, mask_or, narrowest
 
 ids = st.lists(st.integers(0, 200), max_size=12)
 

@@ -113,7 +113,7 @@ def test_corrupt_file_read_names_it_and_leaves_it_untouched(tmp_path):
 
 
 def test_state_dir_round_trip(tmp_path):
-    from pynuma.policy.cpu_static import CPUState
+    from pynuma.policy.cpumanager.static_policy import CPUState
 
     name, st = ckpt.load_state(str(tmp_path))
     assert name == "static" and not st.default and not st.assignments  # no file yet: empty state

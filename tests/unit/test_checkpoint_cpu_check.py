@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pynuma.cpuset import CPUSet
-from pynuma.policy.cpu_static import CPUState, NonePolicy, StaticPolicy
+from pynuma.policy.cpumanager.static_policy import CPUState, NonePolicy, StaticPolicy
 from pynuma.state.cpu_check import check_cpu_state
 
 from .cpu_fixtures import DUAL_NODE_HT

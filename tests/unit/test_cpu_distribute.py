@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pynuma.cpuset import CPUSet
-from pynuma.policy.cpu_assign import Accumulator, take_packed, take_packed_bits
-from pynuma.policy.cpu_distribute import _std_milli, take_distributed
+from pynuma.policy.cpumanager.assign import Accumulator, take_packed, take_packed_bits
+from pynuma.policy.cpumanager.distribute import _std_milli, take_distributed
 
 from .cpu_fixtures import QUAD_NODE, SETTINGS, machines_and_sets
 

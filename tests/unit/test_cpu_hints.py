@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pynuma.cpuset import CPUSet
-from pynuma.policy.cpu_hints import generate_cpu_hint_masks, generate_cpu_hints
-from pynuma.policy.cpu_topology import CPUTopology
+from pynuma.policy.cpumanager.hints import generate_cpu_hint_masks, generate_cpu_hints
+from pynuma.policy.cpumanager.topology import CPUTopology
 
 from .cpu_fixtures import QUAD_NODE
 

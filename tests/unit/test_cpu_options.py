@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pynuma.errors import InputError
-from pynuma.policy.cpu_options import ALL_GATES_ON, option_available, parse_go_bool, parse_options, validate_options
+from pynuma.policy.cpumanager.options import ALL_GATES_ON, option_available, parse_go_bool, parse_options, validate_options
 
 from .cpu_fixtures import QUAD_NODE, machine
 

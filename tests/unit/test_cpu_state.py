@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pynuma.cpuset import CPUSet
-from pynuma.policy.cpu_state import CPUState
+from pynuma.policy.cpumanager.state import CPUState
 
 
 def test_set_get_delete_and_union():

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from pynuma.cpuset import CPUSet
 from pynuma.errors import AllocationError, InputError
 from pynuma.pod import Container, Pod
-from pynuma.policy.cpu_hints import CPUHintProvider
-from pynuma.policy.cpu_static import CPUState, SMTAlignmentError, StateMismatch, StaticPolicy, new_policy
+from pynuma.policy.cpumanager.hints import CPUHintProvider
+from pynuma.policy.cpumanager.static_policy import CPUState, SMTAlignmentError, StateMismatch, StaticPolicy, new_policy
 from pynuma.quantity import Quantity
 
 from .cpu_fixtures import DUAL_NODE_HT, QUAD_NODE, SINGLE_HT, machine

@@ -7,7 +7,7 @@ import pytest
 
 from pynuma.cpuset import CPUSet
 from pynuma.errors import InputError, ParseError
-from pynuma.policy.cpu_topology import CPUTopology
+from pynuma.policy.cpumanager.topology import CPUTopology
 from pynuma.topology_file import cpu_topology_for, load_cpu_topology, load_cpu_topology_data
 
 from .cpu_fixtures import QUAD_NODE, SINGLE_HT

@@ -5,7 +5,7 @@ import pytest
 
 from pynuma.errors import AllocationError
 from pynuma.pod import Container, Pod
-from pynuma.policy.devices import DeviceHintProvider, DeviceInventory, devices_from_pci, pod_request
+from pynuma.policy.devicemanager.inventory import DeviceHintProvider, DeviceInventory, devices_from_pci, pod_request
 from pynuma.quantity import Quantity
 
 GPU = "example.com/gpu"
@@ -80,7 +80,7 @@ def test_pod_request_counts_sidecars_and_init_peaks():
 
 
 def test_allocation_follows_the_hint_and_is_recorded():
-    from pynuma.policy.hints import TopologyHint
+    from pynuma.policy.topologymanager.hints import TopologyHint
 
     i = inv(0, 1, 1)
     p = DeviceHintProvider(i, [0, 1])

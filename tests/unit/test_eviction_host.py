@@ -6,7 +6,7 @@ import os
 import pytest
 
 from pynuma.cgroups.synthetic import MEM_TOTAL, build_tree, make_pods
-from pynuma.eviction_host import parse_loadavg_tasks, parse_meminfo, read_host
+from pynuma.pressure.host import parse_loadavg_tasks, parse_meminfo, read_host
 from pynuma.fsroot import FsRoot
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pynuma.errors import InputError
-from pynuma.kubelet_config import load_kubelet_config, parse_kubelet_config
+from pynuma.config.kubelet import load_kubelet_config, parse_kubelet_config
 
 
 def test_fields_and_defaults(tmp_path):

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from pynuma.errors import CheckpointError
-from pynuma.policy.memory_state import Block, MemoryState, MemoryTable, NUMANodeState
+from pynuma.policy.memorymanager.state import Block, MemoryState, MemoryTable, NUMANodeState
 from pynuma.state.memory_checkpoint import (checksum_preimage, compute_checksum, parse_checkpoint, read_checkpoint,
                                             render_checkpoint, write_checkpoint)
 

@@ -5,9 +5,9 @@ import pytest
 
 from pynuma.errors import CheckpointError, InputError
 from pynuma.pod import Pod
-from pynuma.policy.hints import TopologyHint
-from pynuma.policy.memory_manager import MemoryManager, machine_from_topology
-from pynuma.policy.memory_static import NodeInfo
+from pynuma.policy.topologymanager.hints import TopologyHint
+from pynuma.policy.memorymanager.manager import MemoryManager, machine_from_topology
+from pynuma.policy.memorymanager.static_policy import NodeInfo
 
 GI = 1 << 30
 

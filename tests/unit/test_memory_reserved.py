@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pynuma.errors import InputError
-from pynuma.policy.memory_reserved import (MemoryReservation, parse_reserved_memory, system_reserved_memory,
+from pynuma.policy.memorymanager.reserved import (MemoryReservation, parse_reserved_memory, system_reserved_memory,
                                            validate_reserved_memory)
 from pynuma.quantity import Quantity
 

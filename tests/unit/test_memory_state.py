@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pynuma.errors import InputError
-from pynuma.policy.memory_state import (Block, MemoryState, MemoryTable, NUMANodeState, assignments_equal,
+from pynuma.policy.memorymanager.state import (Block, MemoryState, MemoryTable, NUMANodeState, assignments_equal,
                                         assignments_from_dict, assignments_to_dict, machine_state_differences,
                                         machine_state_from_dict, machine_state_to_dict, to_bytes)
 

@@ -6,8 +6,8 @@ from hypothesis import given, settings, strategies as st
 
 from pynuma.errors import AllocationError, CheckpointError, InputError
 from pynuma.pod import Pod
-from pynuma.policy.memory_state import MemoryState, machine_states_equal
-from pynuma.policy.memory_static import Hint, NodeInfo, StaticPolicy
+from pynuma.policy.memorymanager.state import MemoryState, machine_states_equal
+from pynuma.policy.memorymanager.static_policy import Hint, NodeInfo, StaticPolicy
 
 GI, MI = 1 << 30, 1 << 20
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 from pynuma.cpuset import CPUSet
 from pynuma.pod import Pod
 from pynuma.policy.admit import admit_pod
-from pynuma.policy.cpu_static import CPUState, StaticPolicy
-from pynuma.policy.cpu_topology import CPUTopology
-from pynuma.policy.devices import DeviceHintProvider, DeviceInventory
-from pynuma.policy.numa_info import NUMAInfo
-from pynuma.policy.topology_manager import TopologyManager
+from pynuma.policy.cpumanager.static_policy import CPUState, StaticPolicy
+from pynuma.policy.cpumanager.topology import CPUTopology
+from pynuma.policy.devicemanager.inventory import DeviceHintProvider, DeviceInventory
+from pynuma.policy.topologymanager.numa_info import NUMAInfo
+from pynuma.policy.topologymanager.manager import TopologyManager
 
 GPU = "example.com/gpu"
 

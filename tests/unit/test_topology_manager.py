@@ -5,9 +5,9 @@ import pytest
 
 from pynuma.errors import InputError
 from pynuma.pod import Container, Pod
-from pynuma.policy.hints import TopologyHint
-from pynuma.policy.numa_info import NUMAInfo
-from pynuma.policy.topology_manager import TopologyManager, option_available, parse_options
+from pynuma.policy.topologymanager.hints import TopologyHint
+from pynuma.policy.topologymanager.numa_info import NUMAInfo
+from pynuma.policy.topologymanager.manager import TopologyManager, option_available, parse_options
 
 INFO = NUMAInfo.from_matrix([0, 1], [[10, 20], [20, 10]])
 

@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pynuma import _impl
-from pynuma.policy.bitmask import NUMAMask
-from pynuma.policy.hints import TopologyHint
-from pynuma.policy.numa_info import NUMAInfo
-from pynuma.policy.topology_merge import (HintMerger, filter_providers_hints, iterate_permutations,
+from pynuma.policy.topologymanager.bitmask import NUMAMask
+from pynuma.policy.topologymanager.hints import TopologyHint
+from pynuma.policy.topologymanager.numa_info import NUMAInfo
+from pynuma.policy.topologymanager.merge import (HintMerger, filter_providers_hints, iterate_permutations,
                                           max_of_min_affinity_counts, merge_permutation)
 
 IMPLS = _impl.implementations("merge")
@@ -118,7 +118,7 @@ def test_structured_hints_agree_across_strategies(n):
     lists = [_upward(n, free_cpu, 6), _upward(n, free_mem, 5), _upward(n, devs, 1)]
     assert all(lists)
     m = _merger(n, lists, False)
-    import pynuma.policy.topology_merge as tm
+    import pynuma.policy.topologymanager.merge as tm
 
     answers = set()
     for budget in (0, 1 << 40):

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from pynuma.errors import InputError
-from pynuma.policy.hints import TopologyHint
-from pynuma.policy.numa_info import NUMAInfo
-from pynuma.policy.topology_policies import POLICIES, TopologyAffinityError, make_policy
+from pynuma.policy.topologymanager.hints import TopologyHint
+from pynuma.policy.topologymanager.numa_info import NUMAInfo
+from pynuma.policy.topologymanager.policies import POLICIES, TopologyAffinityError, make_policy
 
 INFO = NUMAInfo.from_matrix([0, 1], [[10, 20], [20, 10]])
 

@@ -8,7 +8,7 @@
 * :mod:`.ranking` — the comparator chains that order eviction victims;
 * :mod:`.manager` — one synchronize pass as ``(config, state, stats, pods, now) -> (state, decision)``.
 
-Nothing here reads the machine: :mod:`pynuma.eviction_host` does that.
+Nothing here reads the machine: :mod:`pynuma.pressure.host` does that.
 """
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Dict, Optional
 
-from .errors import from_oserror
-from .fsroot import FsRoot
+from ..errors import from_oserror
+from ..fsroot import FsRoot
 
 KUBELET_ROOT = "/var/lib/kubelet"
 # Image stores of the common runtimes: the first that exists is imagefs by default.

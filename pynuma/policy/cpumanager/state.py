@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Dict, Mapping, Optional
 
-from ..cpuset import CPUSet
+from ...cpuset import CPUSet
 
 Assignments = Dict[str, Dict[str, CPUSet]]
 

@@ -5,7 +5,7 @@ every NUMA subset with a doubling table, so a 16-node machine costs a few
 list operations per subset instead of a scan of every CPU per subset.
 Order is the kubelet's: subsets by size, then lexicographic.
 
->>> from pynuma.policy.cpu_topology import CPUTopology
+>>> from pynuma.policy.cpumanager.topology import CPUTopology
 >>> t = CPUTopology.from_cpus([(c, c // 4, c // 4, c // 2, 0) for c in range(8)])
 >>> [h.to_json() for h in generate_cpu_hints(t, t.cpus(), None, 2)]
 [{'numa': [0], 'preferred': True}, {'numa': [1], 'preferred': True}, {'numa': [0, 1], 'preferred': False}]
@@ -15,10 +15,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Dict, List, Optional, Tuple
 
-from ..cpuset import CPUSet
-from .bitmask import NUMAMask
-from .cpu_topology import CPUTopology
-from .hints import TopologyHint
+from ...cpuset import CPUSet
+from ..topologymanager.bitmask import NUMAMask
+from .topology import CPUTopology
+from ..topologymanager.hints import TopologyHint
 
 RESOURCE = "cpu"
 

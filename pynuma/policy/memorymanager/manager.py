@@ -8,7 +8,7 @@
 >>> [(b.numa_affinity, b.size >> 30) for b in mm.allocate(pod, pod.containers[0])]
 [((0, 1), 5)]
 
-``hints``/``pod_hints`` speak :class:`pynuma.policy.hints.HintProvider`;
+``hints``/``pod_hints`` speak :class:`pynuma.policy.topologymanager.hints.HintProvider`;
 ``allocate`` takes the merged :class:`TopologyHint` and returns the blocks the
 container gets; ``save``/``load`` use the kubelet's ``memory_manager_state``.
 """
@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import Dict, List, Mapping, Optional, Sequence, Union
 
-from ..pod import Container, Pod
-from .hints import ProviderHints, TopologyHint
-from .memory_requests import Hint, NodeInfo
-from .memory_reserved import MemoryReservation, parse_reserved_memory, system_reserved_memory
-from .memory_state import Block, MemoryState
-from .memory_static import StaticPolicy
+from ...pod import Container, Pod
+from ..topologymanager.hints import ProviderHints, TopologyHint
+from .requests import Hint, NodeInfo
+from .reserved import MemoryReservation, parse_reserved_memory, system_reserved_memory
+from .state import Block, MemoryState
+from .static_policy import StaticPolicy
 
 RESOURCE_PREFIXES = ("memory", "hugepages-")
 
@@ -37,7 +37,7 @@ def machine_from_topology(topology) -> List[NodeInfo]:
 
 def machine_from_topology_json(data: Mapping) -> List[NodeInfo]:
     """Per-NUMA memory of a saved ``pynuma topology --json`` document (``numa_nodes`` with ``memory_bytes``)."""
-    from ..errors import InputError
+    from ...errors import InputError
 
     nodes = data.get("numa_nodes") if isinstance(data, Mapping) else None
     if not isinstance(nodes, list):
@@ -55,10 +55,10 @@ def machine_from_topology_json(data: Mapping) -> List[NodeInfo]:
 def machine_for(topology_file: Optional[str] = None, root: str = "/") -> List[NodeInfo]:
     """NUMA memory from a saved topology JSON, or from discovery under ``root``."""
     if topology_file:
-        from ..inputfile import load_json
+        from ...inputfile import load_json
 
         return machine_from_topology_json(load_json(topology_file))
-    from ..discover import discover
+    from ...discover import discover
 
     return machine_from_topology(discover(root))
 
@@ -126,13 +126,13 @@ class MemoryManager:
     # -- checkpoint ---------------------------------------------------------------------------
     def save(self, path: str) -> None:
         """Write the state as the kubelet's ``memory_manager_state`` (atomic)."""
-        from ..state.memory_checkpoint import write_checkpoint
+        from ...state.memory_checkpoint import write_checkpoint
 
         write_checkpoint(path, self.policy.name, self.state)
 
     def load(self, path: str) -> None:
         """Restore and validate a ``memory_manager_state`` file (``CheckpointError`` when it does not fit)."""
-        from ..state.memory_checkpoint import read_checkpoint
+        from ...state.memory_checkpoint import read_checkpoint
 
         cp = read_checkpoint(path, policy=self.policy.name)
         self.state = self.policy.start(cp.state)

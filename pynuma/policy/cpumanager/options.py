@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Dict, Mapping, Optional
 
-from ..errors import InputError
+from ...errors import InputError
 
 FULL_PCPUS_ONLY = "full-pcpus-only"
 DISTRIBUTE_ACROSS_NUMA = "distribute-cpus-across-numa"

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
-from ..errors import InputError
-from ..hugepages.resources import is_hugepage_resource_name
-from ..quantity import DECIMAL_SI, Quantity
+from ...errors import InputError
+from ...hugepages.resources import is_hugepage_resource_name
+from ...quantity import DECIMAL_SI, Quantity
 
 SystemReserved = Dict[int, Dict[str, int]]
 

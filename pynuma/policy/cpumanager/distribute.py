@@ -8,7 +8,7 @@ machine (lowest standard deviation of free CPUs per node, in thousandths)
 wins, the first one found on ties.  Each node's share is then picked with
 the packed algorithm.
 
->>> from pynuma.policy.cpu_topology import CPUTopology
+>>> from pynuma.policy.cpumanager.topology import CPUTopology
 >>> t = CPUTopology.from_cpus([(c, 0, c // 4, c, 0) for c in range(8)])
 >>> str(take_distributed(t, t.cpus(), 6))  # needs two nodes: 3 + 3
 '0-2,4-6'
@@ -19,10 +19,10 @@ import math
 from itertools import combinations
 from typing import List, Tuple
 
-from ..cpuset import CPUSet
-from ..errors import AllocationError
-from .cpu_assign import Accumulator, _bits, _not_enough, _pc, take_packed_bits
-from .cpu_topology import CPUTopology
+from ...cpuset import CPUSet
+from ...errors import AllocationError
+from .assign import Accumulator, _bits, _not_enough, _pc, take_packed_bits
+from .topology import CPUTopology
 
 
 def _std_milli(sum_v: int, sum_sq: int, n: int) -> int:

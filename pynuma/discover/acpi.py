@@ -19,7 +19,7 @@ import errno
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import _impl
+from .. import _impl
 
 _acpi = _impl.select("acpi")
 

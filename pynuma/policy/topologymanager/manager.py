@@ -1,6 +1,6 @@
 """The Topology Manager: policy options, feature gates, scopes and pod admission.
 
->>> from pynuma.policy.numa_info import NUMAInfo
+>>> from pynuma.policy.topologymanager.numa_info import NUMAInfo
 >>> tm = TopologyManager.create(NUMAInfo.from_matrix([0, 1], None), "restricted", "container")
 >>> tm.policy.name, tm.scope
 ('restricted', 'container')
@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import InputError, PynumaError
+from ...errors import InputError, PynumaError
 from .hints import HintProvider, ProviderHints, TopologyHint
 from .numa_info import NUMAInfo
-from .topology_policies import NONE, Policy, TopologyAffinityError, make_policy
+from .policies import NONE, Policy, TopologyAffinityError, make_policy
 
 PREFER_CLOSEST_NUMA_NODES = "prefer-closest-numa-nodes"
 MAX_ALLOWABLE_NUMA_NODES = "max-allowable-numa-nodes"

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from ..errors import AllocationError
-from .bitmask import iterate_masks
-from .hints import ProviderHints, TopologyHint
+from ...errors import AllocationError
+from ..topologymanager.bitmask import iterate_masks
+from ..topologymanager.hints import ProviderHints, TopologyHint
 
 
 @dataclass(frozen=True)

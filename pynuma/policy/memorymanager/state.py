@@ -14,8 +14,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from ..errors import InputError
-from ..quantity import BINARY_SI, Quantity
+from ...errors import InputError
+from ...quantity import BINARY_SI, Quantity
 
 MEMORY = "memory"
 

@@ -4,7 +4,7 @@ State is the kubelet's: a shared (default) CPU pool plus assignments
 pod UID -> container name -> CPUs (:class:`CPUState`, the in-memory form of
 ``cpu_manager_state``).  The policy reads and updates it; it never does I/O.
 
->>> from pynuma.policy.cpu_topology import CPUTopology
+>>> from pynuma.policy.cpumanager.topology import CPUTopology
 >>> topo = CPUTopology.from_cpus([(c, 0, 0, c % 4, 0) for c in range(8)])
 >>> policy = StaticPolicy(topo, num_reserved=1)
 >>> state = CPUState(); policy.start(state); str(state.default)
@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, Mapping, Optional, Union
 
-from ..cpuset import CPUSet
-from ..errors import AllocationError, CheckpointError, InputError
-from ..pod import Container, Pod
-from .cpu_assign import take_packed_bits
-from .cpu_distribute import take_distributed_bits
-from .cpu_options import CPUManagerOptions, validate_options
-from .cpu_state import CPUState
-from .cpu_topology import CPUTopology
+from ...cpuset import CPUSet
+from ...errors import AllocationError, CheckpointError, InputError
+from ...pod import Container, Pod
+from .assign import take_packed_bits
+from .distribute import take_distributed_bits
+from .options import CPUManagerOptions, validate_options
+from .state import CPUState
+from .topology import CPUTopology
 
 
 class SMTAlignmentError(AllocationError):
@@ -149,7 +149,7 @@ class StaticPolicy:
     # -- requests ----------------------------------------------------------------
     def guaranteed_cpus(self, pod: Pod, container: Container) -> int:
         """Exclusive CPUs the container gets: its integer CPU request in a Guaranteed pod, else 0."""
-        from .qos import qos_class
+        from ..qos import qos_class
 
         if qos_class(pod) != "Guaranteed":
             return 0
@@ -250,13 +250,13 @@ class StaticPolicy:
     # -- hints ---------------------------------------------------------------------
     def container_hints(self, state: CPUState, pod: Pod, container: Container):
         """``{"cpu": [TopologyHint]}`` for one container, or ``None`` (no preference)."""
-        from .cpu_hints import container_hints
+        from .hints import container_hints
 
         return container_hints(self, state, pod, container)
 
     def pod_hints(self, state: CPUState, pod: Pod):
         """``{"cpu": [TopologyHint]}`` for the whole pod, or ``None``."""
-        from .cpu_hints import pod_hints
+        from .hints import pod_hints
 
         return pod_hints(self, state, pod)
 

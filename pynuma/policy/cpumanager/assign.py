@@ -5,14 +5,14 @@ Two algorithms, both pure functions of (topology, available CPUs, count):
 * :func:`take_packed` — whole NUMA nodes / sockets first, then (optionally)
   whole uncore caches, whole cores, then single threads, always preferring
   the most-used unit so allocations pack together;
-* :func:`pynuma.policy.cpu_distribute.take_distributed` —
+* :func:`pynuma.policy.cpumanager.distribute.take_distributed` —
   ``distribute-cpus-across-numa``: spread the request evenly over the fewest
   NUMA nodes, in groups of ``group_size``.
 
 The :class:`Accumulator` holds the free CPUs as one integer bitmap and
 derives every ordering from the topology's per-unit bitmaps.
 
->>> from pynuma.policy.cpu_topology import CPUTopology
+>>> from pynuma.policy.cpumanager.topology import CPUTopology
 >>> t = CPUTopology.from_cpus([(c, 0, 0, c % 4, 0) for c in range(8)])
 >>> str(take_packed(t, t.cpus(), 2))
 '0,4'
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import Iterable, List, Mapping, Optional, Tuple
 
-from ..cpuset import CPUSet
-from ..errors import AllocationError
-from .cpu_topology import CPUTopology, bit_ids
+from ...cpuset import CPUSet
+from ...errors import AllocationError
+from .topology import CPUTopology, bit_ids
 
 PACKED, SPREAD = "packed", "spread"
 
@@ -259,7 +259,7 @@ def take_by_topology(topo: CPUTopology, available, count: int, options: Optional
         group = opts.get("cpu_group_size")
         if group is None:
             group = topo.cpus_per_core() if opts.get("full-pcpus-only") else 1
-        from .cpu_distribute import take_distributed
+        from .distribute import take_distributed
 
         return take_distributed(topo, available, count, max(int(group), 1), spread)
     return take_packed(topo, available, count, spread, bool(opts.get("prefer-align-cpus-by-uncorecache")))

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional
 
-from .errors import InputError
-from .quantity import Quantity
+from ..errors import InputError
+from ..quantity import Quantity
 
 KIND = "KubeletConfiguration"
 _MAPS = ("evictionHard", "evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim",
@@ -39,7 +39,7 @@ class KubeletConfig:
 
     def thresholds(self):
         """Every eviction threshold this configuration sets (kubelet ``ParseThresholdConfig``)."""
-        from .policy.eviction.thresholds import parse_threshold_config
+        from ..policy.eviction.thresholds import parse_threshold_config
 
         try:
             return parse_threshold_config(self.enforce_node_allocatable, self.eviction_hard, self.eviction_soft,
@@ -49,7 +49,7 @@ class KubeletConfig:
 
     def hard_thresholds(self):
         """Only the hard thresholds, without min-reclaim or allocatable copies (what node allocatable uses)."""
-        from .policy.eviction.thresholds import parse_threshold_config
+        from ..policy.eviction.thresholds import parse_threshold_config
 
         return parse_threshold_config([], self.eviction_hard, None, None, None)
 
@@ -75,7 +75,7 @@ def _string_map(raw: Any, name: str, where: str) -> Optional[Dict[str, str]]:
 
 def parse_kubelet_config(doc: Any, where: str = "kubelet config") -> KubeletConfig:
     """Build from a parsed YAML/JSON document."""
-    from .policy.eviction.thresholds import parse_duration
+    from ..policy.eviction.thresholds import parse_duration
 
     if doc is None:
         doc = {}
@@ -113,6 +113,6 @@ def parse_kubelet_config(doc: Any, where: str = "kubelet config") -> KubeletConf
 
 def load_kubelet_config(path: str) -> KubeletConfig:
     """Read a KubeletConfiguration YAML or JSON file; :class:`InputError` naming it when bad."""
-    from .inputfile import load_yaml
+    from ..inputfile import load_yaml
 
     return parse_kubelet_config(load_yaml(path), path)

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Dict, Iterator, NamedTuple, Optional, Sequence, Tuple
 
-from ..errors import InputError
-from ..hugepages.resources import is_hugepage_resource_name
-from ..pod import Container, Pod
-from .memory_state import MEMORY
+from ...errors import InputError
+from ...hugepages.resources import is_hugepage_resource_name
+from ...pod import Container, Pod
+from .state import MEMORY
 
 Mask = Tuple[int, ...]
 

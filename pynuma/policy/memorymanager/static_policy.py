@@ -18,13 +18,13 @@ from __future__ import annotations
 from operator import add, lt
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..errors import AllocationError, CheckpointError, InputError
-from ..hugepages.resources import resource_name_for_kb
-from ..pod import Container, Pod
-from .memory_requests import (Hint, Mask, NodeInfo, best_hint, container_requested_resources, iterate_masks,
+from ...errors import AllocationError, CheckpointError, InputError
+from ...hugepages.resources import resource_name_for_kb
+from ...pod import Container, Pod
+from .requests import (Hint, Mask, NodeInfo, best_hint, container_requested_resources, iterate_masks,
                               mask_key, pod_requested_resources)
-from .memory_state import MEMORY, Block, MemoryState, MemoryTable, NUMANodeMap, NUMANodeState, machine_state_differences
-from .qos import GUARANTEED, qos_class, uses_pod_level_resources
+from .state import MEMORY, Block, MemoryState, MemoryTable, NUMANodeMap, NUMANodeState, machine_state_differences
+from ..qos import GUARANTEED, qos_class, uses_pod_level_resources
 
 POLICY_NAME = "Static"
 __all__ = ["StaticPolicy", "Hint", "NodeInfo", "POLICY_NAME", "container_requested_resources",

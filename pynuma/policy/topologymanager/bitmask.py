@@ -16,7 +16,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Iterable, Iterator, Optional, Sequence
 
-from .._bitset import IntBitSet, popcount
+from ..._bitset import IntBitSet, popcount
 
 KUBELET_BITS = 64  # width of the kubelet's uint64 bitmask
 

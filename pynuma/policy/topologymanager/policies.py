@@ -3,7 +3,7 @@
 Each policy is a pure function of the providers' hints: merge them into
 one best hint and say whether the pod may be admitted with it.
 
->>> from pynuma.policy.numa_info import NUMAInfo
+>>> from pynuma.policy.topologymanager.numa_info import NUMAInfo
 >>> pol = make_policy("restricted", NUMAInfo.from_matrix([0, 1], None))
 >>> pol.merge([{"cpu": [TopologyHint.of([0], True)]}])
 (TopologyHint(numa_affinity=NUMAMask([0]), preferred=True), True)
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Dict, Sequence, Tuple, Type
 
-from ..errors import AllocationError, InputError
+from ...errors import AllocationError, InputError
 from .hints import ProviderHints, TopologyHint
 from .numa_info import NUMAInfo
-from .topology_merge import HintMerger, filter_providers_hints, filter_single_numa_hints
+from .merge import HintMerger, filter_providers_hints, filter_single_numa_hints
 
 NONE = "none"
 BEST_EFFORT = "best-effort"

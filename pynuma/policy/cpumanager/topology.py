@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from ..cpuset import CPUSet
+from ...cpuset import CPUSet
 
 # (id, socket, node, core, uncore)
 CPUInfoTuple = Tuple[int, int, int, int, int]

@@ -10,7 +10,7 @@
   as runc/cAdvisor do).  It is *not* ``MemAvailable``.
 * ``allocatableMemory.available`` = kubepods limit - kubepods working set.
 * nodefs / imagefs / containerfs = ``statvfs`` of the kubelet root dir and the
-  runtime's image dir (:mod:`pynuma.fsstats`: bytes available to unprivileged
+  runtime's image dir (:mod:`pynuma.pressure.fsstats`: bytes available to unprivileged
   users; inodes free); a different device means a dedicated image fs.
 * ``pid.available`` = min(pid_max, threads-max) - tasks (4th field of ``/proc/loadavg``).
 
@@ -23,8 +23,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from .fsroot import FsRoot
-from .policy.eviction.observations import Observation, make_signal_observations
+from ..fsroot import FsRoot
+from ..policy.eviction.observations import Observation, make_signal_observations
 
 MEMINFO = "/proc/meminfo"
 PID_MAX = "/proc/sys/kernel/pid_max"
@@ -80,7 +80,7 @@ class HostReading:
 
 
 def _memory_part(fs: FsRoot, meminfo: Dict[str, int], warnings: List[str], now: float) -> Tuple[dict, dict]:
-    from .cgroups import detect, kubepods_stats, node_root_stats
+    from ..cgroups import detect, kubepods_stats, node_root_stats
 
     node: dict = {}
     explain: dict = {"meminfo": {k: meminfo.get(k) for k in ("MemTotal", "MemFree", "MemAvailable", "Buffers",
@@ -177,7 +177,7 @@ def read_host(fs: FsRoot, kubelet_root: str = KUBELET_ROOT, image_dir: Optional[
     summary = {"node": node}
     pods = []
     if walk:
-        from .cgroups import walk_pods
+        from ..cgroups import walk_pods
 
         try:
             pods = walk_pods(fs)

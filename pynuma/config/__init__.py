@@ -1,0 +1,1 @@
+"""Configuration files pynuma reads: the KubeletConfiguration subset it understands."""
