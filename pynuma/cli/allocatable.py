@@ -11,10 +11,6 @@ import sys
 
 from . import _common
 
-HUGEPAGES = "/sys/kernel/mm/hugepages"
-CPU_ONLINE = "/sys/devices/system/cpu/online"
-
-
 def _parser():
     p = _common.parser("allocatable", __doc__.splitlines()[0].split(": ", 1)[1])
     p.add_argument("--kube-reserved", metavar="RES=Q,...", help="e.g. cpu=1,memory=2Gi")
@@ -29,43 +25,6 @@ def _parser():
     return p
 
 
-def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
-    """The node capacity the kubelet would report, read through ``fs``."""
-    from ..errors import PynumaError
-    from ..pressure.host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo
-    from ..pressure.fsstats import fs_stats
-    from ..parse import parse_cpulist
-    from ..quantity import Quantity
-
-    cap = {}
-    cpus = fs.parse(CPU_ONLINE, parse_cpulist)
-    if cpus is not None:
-        cap["cpu"] = Quantity(len(cpus))
-    meminfo = fs.parse(MEMINFO, parse_meminfo) or {}
-    if "MemTotal" in meminfo:
-        cap["memory"] = Quantity(meminfo["MemTotal"], "BinarySI")
-    for entry in fs.listdir(HUGEPAGES):
-        if not (entry.startswith("hugepages-") and entry.endswith("kB")):
-            continue
-        try:
-            size = int(entry[len("hugepages-"):-2]) * 1024
-        except ValueError:
-            continue
-        pages = fs.parse(f"{HUGEPAGES}/{entry}/nr_hugepages", lambda t: int(t.strip()))
-        if pages is not None:
-            cap["hugepages-" + str(Quantity(size, "BinarySI"))] = Quantity(pages * size, "BinarySI")
-    try:
-        cap["ephemeral-storage"] = Quantity(fs_stats(fs, kubelet_root).capacity_bytes, "BinarySI")
-    except PynumaError:
-        pass  # no statvfs: no ephemeral-storage capacity, as a kubelet without nodefs stats
-    cap["pods"] = Quantity(max_pods)
-    limits = [v for v in (fs.parse(PID_MAX, lambda t: int(t.strip())), fs.parse(THREADS_MAX, lambda t: int(t.strip())))
-              if v is not None]
-    if limits:
-        cap["pid"] = Quantity(min(limits))
-    return cap
-
-
 def main(argv) -> int:
     args = _parser().parse_args(argv)
     from ..errors import InputError
@@ -76,6 +35,7 @@ def main(argv) -> int:
         node_status_allocatable, parse_resource_list, validate_node_allocatable, validate_reserved,
     )
     from ..policy.eviction.thresholds import parse_flags, parse_threshold_config
+    from ..agent.capacity import discover_capacity
 
     if args.max_pods < 0:
         raise InputError(f"--max-pods: must not be negative, got {args.max_pods}")
