@@ -103,6 +103,8 @@ class EvictionCycle:
     def __init__(self) -> None:
         self.state = EvictionState()
         self.terminating: Dict[str, bool] = {}  # uid -> evicted by a hard threshold
+        self.cycles = 0
+        self.evictions: Dict[str, int] = {}  # signal (or "local-storage") -> pods decided for eviction
 
     def run(self, fs: FsRoot, config, admitted: Sequence[Pod], now: Optional[float],
             evict: Optional[EvictAction] = None) -> SyncResult:
@@ -115,12 +117,19 @@ class EvictionCycle:
         self.state, decision = synchronize(cfg, self.state, seen.stats, seen.pods, t,
                                            termination_grace_s=seen.termination_grace_s,
                                            terminating=self.terminating)
+        self.cycles += 1
         outcomes = []
-        if evict is not None:
-            by_uid = {p.uid: p for p in seen.pods}
-            for ev in decision.evicted:
+        by_uid = {p.uid: p for p in seen.pods}
+        for ev in decision.evicted:
+            key = ev.signal or "local-storage"
+            self.evictions[key] = self.evictions.get(key, 0) + 1
+            if evict is None:
+                continue
+            try:
                 outcomes.append(evict(by_uid[ev.uid], REASON, ev.message))
-                self.terminating[ev.uid] = ev.hard
+            except Exception as err:  # the embedder's action failed: keep it as the outcome, stay alive
+                outcomes.append(err)
+            self.terminating[ev.uid] = ev.hard
         warnings = seen.warnings + ((self.state.warning,) if self.state.warning else ())
         return SyncResult(t, time.perf_counter() - started, decision, len(seen.pods), seen.containers,
                           tuple(outcomes), warnings)

@@ -22,6 +22,8 @@ COMMANDS = {
     "bind": ("pynuma.cli.bind", "change the CPU affinity of a running process, migrate its pages"),
     "show": ("pynuma.cli.show", "CPUs, memory nodes and memory policy of a process"),
     "bench": ("pynuma.cli.bench", "NUMA memory latency and bandwidth microbenchmarks"),
+    "agent": ("pynuma.cli.agent", "run the node agent: status, Lease, eviction cycles, exports"),
+    "export": ("pynuma.cli.export", "NodeResourceTopology object or Prometheus metrics of this node"),
 }
 
 
@@ -74,6 +76,8 @@ def main(argv=None, ends_process: bool = False) -> int:
     finally:
         if collecting and not (ends_process and _ends_without_teardown(name)):
             gc.enable()
+    global _owns_process
+    _owns_process = ends_process
     try:
         return int(module.main(argv[1:]) or 0)
     except KeyboardInterrupt:
@@ -88,6 +92,21 @@ def main(argv=None, ends_process: bool = False) -> int:
             raise
         print(f"pynuma {name}: error: {err}", file=sys.stderr)
         return err.exit_code
+    finally:
+        _owns_process = False
+
+
+#: whether the command now running was started by a launcher that ends the process after it
+_owns_process = False
+
+
+def owns_process() -> bool:
+    """Whether the running command owns the process (started by ``bin/pynuma`` / ``python -m pynuma``).
+
+    Only then may a command change process-wide state such as signal
+    handlers; called in-process through :func:`main`, it never does.
+    """
+    return _owns_process
 
 
 def run(argv=None):
