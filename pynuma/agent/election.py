@@ -65,13 +65,16 @@ class LeaseLock:
         except OSError as err:
             raise PynumaError(f"{self.path}: {err.strerror or err}") from None
 
-    def _write(self, lease: Lease) -> None:
+    def _write(self, lease: Lease) -> Lease:
+        # what is returned is what a reader parses back (times at the MicroTime's microsecond)
+        stored = Lease.from_k8s(lease.to_k8s())
         if self.path is None:
-            self._memory = lease
-            return
+            self._memory = stored
+            return stored
         from ..state.atomic import write_atomic
 
         write_atomic(self.path, json.dumps(lease.to_k8s(), sort_keys=True))
+        return stored
 
     def get(self) -> Optional[Lease]:
         """The current record (``None`` before anyone took it)."""
@@ -93,8 +96,7 @@ class LeaseLock:
                 if current is not None and current.holder_identity and current.holder_identity != identity:
                     transitions += 1
                 lease = Lease(self.name, identity, self.duration_s, t, t, transitions, self.namespace)
-            self._write(lease)
-            return lease
+            return self._write(lease)
 
     def release(self, identity: str, now: Optional[float] = None) -> bool:
         """Give the lease up at once if ``identity`` holds it (client-go's ReleaseOnCancel); whether it did."""
