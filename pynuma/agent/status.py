@@ -103,8 +103,9 @@ def node_capacity(fs: FsRoot, topology, config) -> Dict[str, Quantity]:
     cap = discover_capacity(fs, config.kubelet_root, config.max_pods)
     if "cpu" not in cap:
         cap["cpu"] = Quantity(len(topology.online_cpus))
-    if "memory" not in cap and topology.numa_nodes:
-        cap["memory"] = Quantity(sum(int(n.memory_total or 0) for n in topology.numa_nodes), "BinarySI")
+    node_memory = sum(int(n.memory_total or 0) for n in topology.numa_nodes)
+    if "memory" not in cap and node_memory:
+        cap["memory"] = Quantity(node_memory, "BinarySI")
     if not any(k.startswith(HUGEPAGES_PREFIX) for k in cap):
         for numa in numa_nodes_of(topology):
             for name, size in numa.hugepages.items():

@@ -9,7 +9,8 @@ topology-updater: one zone per NUMA node (``node-<id>``, type ``Node``);
 ``costs`` = the distance from the zone to every zone; resources ``cpu``,
 ``memory`` and ``hugepages-<size>`` with ``capacity``, ``allocatable``
 (capacity minus what is reserved for the system: reserved CPUs,
-``reservedMemory``) and ``available`` (allocatable minus what containers
+``reservedMemory``; memory also minus the node's hugepage pools, as the
+Memory Manager counts) and ``available`` (allocatable minus what containers
 hold exclusively: CPU Manager assignments, Memory Manager blocks);
 object attributes ``topologyManagerPolicy`` and ``topologyManagerScope``.
 """
@@ -70,13 +71,15 @@ def _memory_resources(node, holdings: Holdings) -> List[dict]:
     tables = None
     if holdings.memory_tables is not None and node.id in holdings.memory_tables:
         tables = holdings.memory_tables[node.id].memory_map or {}
+    # the Memory Manager's accounting: a node's hugepage pools are not part of its "memory"
+    huge = sum(size for name, size in pools.items() if name != "memory")
     out = []
     for name, capacity in pools.items():
         table = (tables or {}).get(name)
         if table is not None:
             out.append(_resource(name, capacity, table.allocatable, table.free, True))
         else:
-            allocatable = capacity - int(reserved.get(name, 0))
+            allocatable = capacity - int(reserved.get(name, 0)) - (huge if name == "memory" else 0)
             out.append(_resource(name, capacity, allocatable, allocatable, True))
     return out
 
