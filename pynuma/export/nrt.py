@@ -33,6 +33,13 @@ def zone_name(node_id: int) -> str:
     return f"node-{node_id}"
 
 
+def zone_cpus(topology, node_id: int) -> CPUSet:
+    """Online CPUs of a zone: each CPU counts in the one node discovery placed it in (a buggy SLIT or
+    overlapping cpulists never count a CPU twice)."""
+    online = topology.online_cpus
+    return CPUSet([c.id for c in topology.cpus if c.node == node_id and c.id in online])
+
+
 def legacy_policy(policy: str, scope: str) -> str:
     """``topologyPolicies`` entry of v1alpha1 (``SingleNUMANodeContainerLevel`` ...)."""
     if policy == "single-numa-node":
@@ -91,7 +98,7 @@ def build_nrt(topology, node_name: str, policy: str = "none", scope: str = "cont
     d = topology.distances
     zones = []
     for node in topology.numa_nodes:
-        cpus = node.cpus & topology.online_cpus
+        cpus = zone_cpus(topology, node.id)
         resources = []
         if len(cpus):
             allocatable = cpus - holdings.reserved_cpus

@@ -8,10 +8,13 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from pynuma.cpuset import CPUSet
 
 from tests.conformance.test_topology_corpus import _cases, _extract
 from tests.conformance.vectors import conformance_dir
@@ -33,13 +36,36 @@ def nrt_schema():
     return load(path)
 
 
+@pytest.fixture
+def scratch(tmp_path):
+    """A directory in memory when the machine has one: a dump is thousands of small files."""
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    path = Path(tempfile.mkdtemp(prefix="pynuma-corpus-", dir=base)) if base else tmp_path
+    yield path
+    if base:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _unpack(case, dest):
+    """The dump's root: the tar program when it is there (several times faster), else the shared helper."""
+    if shutil.which("tar") and shutil.which("bzip2"):
+        done = subprocess.run(["tar", "-xjf", str(case / f"{case.name}.tar.bz2"), "-C", str(dest),
+                               "--no-same-owner", "--no-same-permissions"], capture_output=True)
+        tops = [p for p in dest.iterdir() if p.is_dir()]
+        if done.returncode == 0 and len(tops) == 1:
+            return tops[0]
+        shutil.rmtree(dest)
+        dest.mkdir()
+    return _extract(case, dest)
+
+
 @pytest.mark.parametrize("case", _cases())
-def test_agent_outputs_of_each_dump_validate(case, tmp_path, nrt_schema):
+def test_agent_outputs_of_each_dump_validate(case, scratch, nrt_schema):
     pytest.importorskip("kubernetes_validate")
     from pynuma.agent import NodeAgent
     from pynuma.export.validate import k8s_errors, nrt_errors
 
-    root = _extract(case, tmp_path)
+    root = _unpack(case, scratch)
     with NodeAgent(str(root), node_name="dump-node") as agent:
         agent.step()
         nrt, node, lease = agent.nrt(), agent.last_status.to_node(), agent.lease().to_k8s()
@@ -50,7 +76,8 @@ def test_agent_outputs_of_each_dump_validate(case, tmp_path, nrt_schema):
     assert [z["name"] for z in nrt["zones"]] == [f"node-{n.id}" for n in topo.numa_nodes]
     for zone, n in zip(nrt["zones"], topo.numa_nodes):
         cpu = next((r for r in zone["resources"] if r["name"] == "cpu"), None)
-        assert (cpu["capacity"] if cpu else "0") == str(len(n.cpus & topo.online_cpus))
+        assert (cpu["capacity"] if cpu else "0") == str(sum(1 for c in topo.cpus
+                                                            if c.node == n.id and c.id in topo.online_cpus))
         if topo.distances is not None and n.id in topo.distances.nodes:
             assert [c["value"] for c in zone["costs"]] == [topo.distances.between(n.id, m)
                                                            for m in topo.distances.nodes]
@@ -60,5 +87,7 @@ def test_agent_outputs_of_each_dump_validate(case, tmp_path, nrt_schema):
     online = (root / "sys/devices/system/cpu/online")
     machine = len(parse_cpulist(online.read_text())) if online.is_file() else len(topo.online_cpus)
     assert node["status"]["capacity"]["cpu"] == str(machine)
+    # no CPU counted twice, none in a zone that is not its node
+    in_nodes = {c.id for c in topo.cpus if c.node in {n.id for n in topo.numa_nodes}} & set(topo.online_cpus)
     assert sum(int(r["capacity"]) for z in nrt["zones"] for r in z["resources"] if r["name"] == "cpu") \
-        == len(topo.online_cpus & CPUSet([c for n in topo.numa_nodes for c in n.cpus]))
+        == len(in_nodes)
