@@ -59,7 +59,11 @@ class Runner:
             if self.running:
                 raise RuntimeError("the agent is already running")
             self._stopping.clear()
-            self.publisher.open()
+            try:
+                self.publisher.open()
+            except BaseException:
+                self.publisher.close()  # a sink that did open (a server) must not outlive the failed start
+                raise
             self._thread = threading.Thread(target=self._thread_main, name=f"pynuma-agent-{self.node_name}",
                                             daemon=True)
             self._thread.start()
@@ -92,8 +96,8 @@ class Runner:
             self._stopping.clear()
             self._async = (asyncio.get_running_loop(), asyncio.Event())
         event = self._async[1]
-        self.publisher.open()
         try:
+            self.publisher.open()
             while not self._stopping.is_set():
                 event.clear()
                 due = self._safe_step()
