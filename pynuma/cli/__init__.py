@@ -22,6 +22,9 @@ COMMANDS = {
     "bind": ("pynuma.cli.bind", "change the CPU affinity of a running process, migrate its pages"),
     "show": ("pynuma.cli.show", "CPUs, memory nodes and memory policy of a process"),
     "bench": ("pynuma.cli.bench", "NUMA memory latency and bandwidth microbenchmarks"),
+    "apply": ("pynuma.cli.apply", "create or update a pod's cgroups with the kubelet's settings"),
+    "evict": ("pynuma.cli.evict", "kill a pod's processes, remove its cgroups, report its status"),
+    "oom-adjust": ("pynuma.cli.oom_adjust", "set a process's oom_score_adj (-1000..1000)"),
 }
 
 
