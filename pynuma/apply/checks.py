@@ -67,3 +67,31 @@ def check_pid(fs: FsRoot, pid: int) -> None:
         raise PreconditionError(f"pid {pid!r}", "not a process id")
     if not fs.isdir(f"/proc/{pid}"):
         raise PreconditionError(fs.host_path(f"/proc/{pid}"), "no such process")
+
+
+CAP_SYS_RESOURCE = 24
+
+
+def has_capability(fs: FsRoot, bit: int) -> bool:
+    """Whether this process holds capability ``bit`` (``CapEff`` of ``/proc/self/status``); True off the host."""
+    if not fs.is_host:
+        return True  # a fake root's files need no capability
+    for line in (fs.read_optional("/proc/self/status") or "").splitlines():
+        if line.startswith("CapEff:"):
+            try:
+                return bool(int(line.split()[1], 16) >> bit & 1)
+            except (IndexError, ValueError):
+                return True
+    return True
+
+
+def check_oom_score_adj(fs: FsRoot, pid: int, value: int, current: Optional[str]) -> None:
+    """Refuse a negative score lower than the current one without ``CAP_SYS_RESOURCE`` (the kernel's EACCES)."""
+    try:
+        now = int((current or "").strip())
+    except ValueError:
+        return
+    if value < 0 and value < now and not has_capability(fs, CAP_SYS_RESOURCE):
+        raise PreconditionError(fs.host_path(f"/proc/{pid}/oom_score_adj"),
+                                f"lowering oom_score_adj from {now} to {value} needs CAP_SYS_RESOURCE, "
+                                "which this process does not have")

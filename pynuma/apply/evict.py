@@ -103,10 +103,10 @@ def _member(tree: CgroupTree, pid: int, cgroup: str) -> bool:
     text = tree.fs.read_optional(f"/proc/{pid}/cgroup")
     if text is None:
         return False
-    prefix = cgroup.rstrip("/")
+    prefixes = [base + cgroup.rstrip("/") for base in tree.bases]
     for line in text.splitlines():
         path = line.split(":", 2)[-1]
-        if path == prefix or path.startswith(prefix + "/"):
+        if any(path == p or path.startswith(p + "/") for p in prefixes):
             return True
     return False
 

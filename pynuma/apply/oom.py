@@ -18,7 +18,7 @@ from ..fsroot import FsRoot
 from ..pod import Container, Pod
 from ..policy.oom_score import container_oom_score_adj
 from . import _fsops
-from .checks import check_pid
+from .checks import check_oom_score_adj, check_pid
 from .plan import WRITE, Plan, Step
 
 OOM_SCORE_ADJ_MIN = -1000
@@ -51,6 +51,7 @@ def plan_oom_score_adj(fs: FsRoot, pids: Iterable[int], value: int, why: str = "
     for pid in pids:
         check_pid(fs, pid)
         current = fs.read_optional(_path(pid))
+        check_oom_score_adj(fs, pid, value, current)
         changed = current is None or current.strip() != str(value)
         steps.append(Step(WRITE, _path(pid), str(value), current, changed, why))
     return Plan(tuple(steps), (), fs.root)

@@ -22,6 +22,7 @@ from ..policy.cgroupconfig.conversions import QUOTA_PERIOD_US
 from ..policy.cgroupconfig.pod import POLICY_NONE, resource_config_for_pod
 from ..policy.oom_score import container_oom_score_adj
 from ..policy.qos import qos_class
+from .checks import check_oom_score_adj
 from .files import Setting
 from .placement import Placement
 from .plan import Plan
@@ -126,7 +127,9 @@ def plan_pod(tree: CgroupTree, pod: Pod, *, settings: KubeletSettings = KubeletS
         if memory_capacity is not None:
             adj = container_oom_score_adj(pod, c, memory_capacity, pod_level_resources=plr)
             for pid in procs:
-                planner.write_file(f"/proc/{pid}/oom_score_adj", str(adj), f"{qos} container {c.name}")
+                path = f"/proc/{pid}/oom_score_adj"
+                check_oom_score_adj(tree.fs, pid, adj, tree.fs.read_optional(path))
+                planner.write_file(path, str(adj), f"{qos} container {c.name}")
     return planner.plan()
 
 

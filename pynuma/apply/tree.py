@@ -11,10 +11,10 @@ Detection, naming and file constants come from :mod:`pynuma.cgroups`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Tuple
 
-from ..cgroups.detect import CGROUPFS, SYSTEMD, CgroupLayout, detect
+from ..cgroups.detect import CGROUPFS, SYSTEMD, CgroupLayout, detect, find_kubepods
 from ..cgroups.kubepods import BEST_EFFORT, BURSTABLE, GUARANTEED, container_cgroup_name, pod_cgroup_name, tier_of
 from ..errors import FakeRootRefused, InputError
 from ..fsroot import FsRoot
@@ -43,6 +43,8 @@ class CgroupTree:
     driver: str
     kubepods: str
     writer: CgroupWriter
+    #: hierarchy paths the tree's mounts stand below (``nest_under_self``), for ``/proc/PID/cgroup`` checks
+    bases: Tuple[str, ...] = ("",)
 
     @property
     def version(self) -> int:
@@ -108,14 +110,46 @@ class CgroupTree:
         return tier_of(name, self.driver) is not None
 
 
+def own_cgroups(text: str) -> Dict[str, str]:
+    """``{controller: cgroup path}`` of a ``/proc/PID/cgroup`` text; the v2 path under key ``""``."""
+    out: Dict[str, str] = {}
+    for line in text.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        for controller in parts[1].split(",") if parts[1] else [""]:
+            out[controller] = parts[2]
+    return out
+
+
+def _nested(fs: FsRoot, layout: CgroupLayout) -> Tuple[CgroupLayout, Tuple[str, ...]]:
+    """``layout`` with every hierarchy moved down to this process's own cgroup in it."""
+    text = fs.read_required("/proc/self/cgroup")
+    own = own_cgroups(text)
+
+    def below(mount: str, key: str) -> str:
+        path = own.get(key)
+        if path is None:
+            raise InputError(f"/proc/self/cgroup: this process has no cgroup in the {key or 'unified'} hierarchy")
+        return join(mount, path)
+
+    v1 = {c: below(m, c) for c, m in layout.v1_mounts.items()}
+    unified = below(layout.unified, "") if layout.unified else None
+    bases = tuple(sorted({own[c] for c in layout.v1_mounts if c in own} | ({own.get("", "/")} if unified else set())))
+    return replace(layout, v1_mounts=v1, unified=unified), tuple(b.rstrip("/") for b in bases)
+
+
 def open_tree(fs: FsRoot, cgroup_root: str = "/", driver: Optional[str] = None,
-              allow_fake_root: bool = False) -> CgroupTree:
+              allow_fake_root: bool = False, nest_under_self: bool = False) -> CgroupTree:
     """Detect the hierarchies under ``fs`` and where ``kubepods`` is (or goes).
 
     ``cgroup_root`` is the kubelet's ``--cgroup-root``; ``driver`` forces the
     cgroup driver (needed when no ``kubepods`` cgroup exists yet).  A root
     other than ``/`` is refused unless ``allow_fake_root``: writes then go
-    to files under it, never to the host.
+    to files under it, never to the host.  ``nest_under_self`` puts
+    everything below this process's own cgroup in each hierarchy (a
+    delegated subtree; on a v1 host the process may sit at different paths
+    in different hierarchies).
     """
     if not fs.is_host and not allow_fake_root:
         raise FakeRootRefused(f"cgroup writes would go under {fs.root}, not the live host: target it explicitly "
@@ -123,6 +157,11 @@ def open_tree(fs: FsRoot, cgroup_root: str = "/", driver: Optional[str] = None,
     if driver is not None and driver not in DRIVERS:
         raise InputError(f"cgroup driver {driver!r}: expected one of {', '.join(DRIVERS)}")
     layout = detect(fs, cgroup_root)
+    bases: Tuple[str, ...] = ("",)
+    if nest_under_self:
+        layout, bases = _nested(fs, layout)
+        found_driver, found_path, why = find_kubepods(fs, layout, cgroup_root)
+        layout = replace(layout, driver=found_driver, kubepods=found_path, reasons=layout.reasons + (why,))
     found = layout.driver
     if driver is not None and found is not None and driver != found:
         raise InputError(f"cgroup driver {driver} asked for, but {layout.kubepods} under {layout.primary} "
@@ -131,4 +170,4 @@ def open_tree(fs: FsRoot, cgroup_root: str = "/", driver: Optional[str] = None,
     if chosen is None:
         raise InputError(f"{layout.reasons[-1]}: give the cgroup driver (cgroupfs or systemd) to create it")
     kubepods = layout.kubepods or join(cgroup_root, KUBEPODS_NAME[chosen])
-    return CgroupTree(fs, layout, chosen, kubepods, writer_for(layout.version))
+    return CgroupTree(fs, layout, chosen, kubepods, writer_for(layout.version), bases)
