@@ -31,7 +31,7 @@ from ..fsroot import FsRoot
 from ..pod import Pod
 from ..policy.eviction.messages import REASON, evicted_status
 from . import _fsops
-from .files import EVENTS, KILL, PROCS
+from .files import KILL, PROCS
 from .planner import Planner, execute
 from .tree import CgroupTree, join, open_tree
 
@@ -198,8 +198,7 @@ def evict_pod(tree: CgroupTree, pod: Union[Pod, str], reason: str = REASON, mess
     signalled: Set[int] = set()
     kill = signaller
     if use_kill_file:
-        _fsops.write(tree.fs, kill_file, "1")
-        kill = None if signaller is None else signaller  # the kernel does the killing; a fake root's test may help
+        _fsops.write(tree.fs, kill_file, "1")  # the kernel kills the subtree; the loop below only waits
     elif kill is None:
         kill = host_signaller(tree)
     left = _wait_empty(tree, cgroup, start + timeout, kill, signalled)

@@ -13,8 +13,8 @@ the second time.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Iterable, List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Optional, Tuple
 
 from ..errors import PynumaError
 
@@ -98,16 +98,3 @@ class Plan:
     def to_dict(self) -> dict:
         return {"root": self.root, "steps": [s.to_dict() for s in self.steps], "notes": list(self.notes),
                 "changes": len(self.changes)}
-
-
-def plan_of(steps: Iterable[Step], notes: Iterable[str] = (), root: str = "/") -> Plan:
-    return Plan(tuple(steps), tuple(notes), root)
-
-
-def done(step: Step) -> Step:
-    """The step as executed (nothing left to change)."""
-    return replace(step, changed=False)
-
-
-def lines(plan: Plan) -> List[str]:
-    return plan.describe().splitlines()

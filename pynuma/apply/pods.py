@@ -12,7 +12,7 @@ given (the container name when none is).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence
 
 from ..cgroups.kubepods import GUARANTEED
 from ..errors import InputError
@@ -80,11 +80,11 @@ def plan_pod(tree: CgroupTree, pod: Pod, *, settings: KubeletSettings = KubeletS
     if not pod.uid:
         raise InputError(f"pod {pod.name}: no uid (metadata.uid) to name its cgroup")
     running = running_containers(pod)
-    known = {c.name for c in running}
+    known = {c.name for c in pod.all_containers()}
     for mapping, what in ((placements or {}, "placement"), (container_ids or {}, "container id"),
                           (pids or {}, "process list")):
         for name in mapping:
-            if name not in known and name not in {c.name for c in pod.all_containers()}:
+            if name not in known:
                 raise InputError(f"pod {pod.name}: {what} for unknown container {name!r}")
     v2 = tree.version == 2
     plr = settings.pod_level_resources
@@ -143,13 +143,3 @@ def plan_remove_pod(tree: CgroupTree, uid: str) -> Plan:
     planner.remove(found[0])
     return planner.plan()
 
-
-def container_dirs(tree: CgroupTree, pod_path: str) -> Dict[str, List[str]]:
-    """``{container cgroup name: [its directory in each hierarchy]}`` of an existing pod cgroup."""
-    from ..cgroups.kubepods import container_of
-
-    out: Dict[str, List[str]] = {}
-    for name in tree.fs.listdir(join(tree.primary, pod_path)):
-        if container_of(name, tree.driver) is not None and tree.fs.isdir(join(tree.primary, pod_path, name)):
-            out[name] = tree.dirs(join(pod_path, name))
-    return out

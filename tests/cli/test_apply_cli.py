@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from pynuma.apply.checks import CAP_SYS_RESOURCE, has_capability
 from pynuma.cpuset import CPUSet
+from pynuma.fsroot import FsRoot
 from pynuma.policy.memorymanager.state import Block, MemoryState
 from pynuma.state import cpu_checkpoint, memory_checkpoint
 from tests.fixtures import cgroupfs
@@ -166,11 +168,19 @@ def test_oom_adjust_sets_and_validates(sleeper):
     assert Path(f"/proc/{pid}/oom_score_adj").read_text().strip() == "500"
     assert "-> 500" in r.stdout
     assert "already 500" in run("oom-adjust", pid, "500").stdout
-    r = run("oom-adjust", pid, "-5", "--dry-run", "--json")
+    r = run("oom-adjust", pid, "200", "--dry-run", "--json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["dry_run"] and doc["steps"][0]["value"] == "-5" and doc["steps"][0]["current"] == "500"
+    assert doc["dry_run"] and doc["steps"][0]["value"] == "200" and doc["steps"][0]["current"] == "500"
     assert Path(f"/proc/{pid}/oom_score_adj").read_text().strip() == "500"
+    # a negative VALUE is a value, not an option; going below 0 needs CAP_SYS_RESOURCE, checked before writing
+    with FsRoot("/") as fs:
+        capable = has_capability(fs, CAP_SYS_RESOURCE)
+    r = run("oom-adjust", pid, "-5", "--dry-run")
+    if capable:
+        assert r.returncode == 0 and "oom_score_adj -5" in r.stdout, r.stderr
+    else:
+        assert "needs CAP_SYS_RESOURCE" in one_line_error(r, 1)
     assert "outside [-1000, 1000]" in one_line_error(run("oom-adjust", pid, "1001"), 2)
     assert "not an integer" in one_line_error(run("oom-adjust", pid, "abc"), 2)
     assert "positive process id" in one_line_error(run("oom-adjust", "x1", "5"), 2)
