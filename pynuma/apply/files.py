@@ -51,6 +51,8 @@ class CgroupWriter(Protocol):
 def _hugetlb(cfg: ResourceConfig, template: str, controller: str = "hugetlb") -> List[Setting]:
     out = []
     for size, limit in sorted((cfg.hugepage_limits or {}).items()):
+        if size <= 0:
+            continue  # an unparseable page size: the kernel has no file for it
         name = template.format(size=huge_size_name(size))
         optional = limit in (0, UNBOUNDED_HUGETLB)
         out.append(Setting(controller, name, str(limit), f"hugepages of {huge_size_name(size)}", optional))

@@ -136,3 +136,12 @@ def test_weight_stays_in_range_and_round_trip_never_grows(shares):
 
 def test_huge_size_names_follow_the_kernel():
     assert [conversions.huge_size_name(s) for s in (2 * MI, 1 << 30, 64 << 10)] == ["2MB", "1GB", "64KB"]
+
+
+def test_an_unparseable_hugepage_size_counts_as_size_zero_like_the_kubelet_and_is_never_written():
+    from pynuma.apply.files import V2Writer
+
+    limits = conversions.hugepage_limits({"hugepages-junk": Quantity.parse("128"), "hugepages-2Mi": Quantity(4 * MI)})
+    assert limits == {0: 128, 2 * MI: 4 * MI}
+    names = [s.name for s in V2Writer().settings(config.ResourceConfig(hugepage_limits=limits))]
+    assert names == ["hugetlb.2MB.max"]

@@ -87,7 +87,9 @@ def hugepage_limits(resources: Mapping[str, Quantity]) -> Dict[int, int]:
     """``{page size in bytes: limit in bytes}`` from the ``hugepages-<size>`` entries of a resource list.
 
     Names that spell the same size (``hugepages-2Mi``, ``hugepages-2097152``)
-    add up; other names are ignored, as are sizes that do not parse.
+    add up; other names are ignored.  A size that does not parse counts as
+    page size 0, as the kubelet's helper (which drops the parse error) does;
+    no cgroup file exists for it, so the writers leave it out.
     """
     out: Dict[int, int] = {}
     for name, q in resources.items():
@@ -96,7 +98,7 @@ def hugepage_limits(resources: Mapping[str, Quantity]) -> Dict[int, int]:
         try:
             size = Quantity.parse(name[len(HUGEPAGES_PREFIX):]).value()
         except InputError:
-            continue
+            size = 0
         out[size] = out.get(size, 0) + Quantity.parse(q).value()
     return out
 
