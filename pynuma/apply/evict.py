@@ -98,17 +98,22 @@ def _pids(tree: CgroupTree, cgroup: str) -> Set[int]:
     return out
 
 
-def _member(tree: CgroupTree, pid: int, cgroup: str) -> bool:
-    """Whether ``/proc/PID/cgroup`` still places the process in ``cgroup`` or below."""
-    text = tree.fs.read_optional(f"/proc/{pid}/cgroup")
-    if text is None:
-        return False
-    prefixes = [base + cgroup.rstrip("/") for base in tree.bases]
-    for line in text.splitlines():
+def _in(text: Optional[str], prefixes) -> bool:
+    for line in (text or "").splitlines():
         path = line.split(":", 2)[-1]
         if any(path == p or path.startswith(p + "/") for p in prefixes):
             return True
     return False
+
+
+def _member(tree: CgroupTree, pid: int, cgroup: str) -> bool:
+    """Whether the process (its leader, or on v1 any of its threads) is still in ``cgroup`` or below."""
+    prefixes = [base + cgroup.rstrip("/") for base in tree.bases]
+    if _in(tree.fs.read_optional(f"/proc/{pid}/cgroup"), prefixes):
+        return True
+    # v1 lets a thread sit in another cgroup than its leader; cgroup.procs then lists the process anyway
+    return tree.version == 1 and any(_in(tree.fs.read_optional(f"/proc/{pid}/task/{tid}/cgroup"), prefixes)
+                                     for tid in tree.fs.listdir(f"/proc/{pid}/task") if tid.isdigit())
 
 
 def host_signaller(tree: CgroupTree) -> Signaller:
