@@ -25,7 +25,7 @@ from .nodes import NodeCpus
 from .parse import full_name, parse_cmdline, parse_stat, parse_uid, status_fields
 from .select import Identity, Selector
 
-__all__ = ["ProcessPlacement", "Processes", "SORTS", "processes"]
+__all__ = ["Identity", "ProcessPlacement", "Processes", "SORTS", "find_processes", "processes"]
 
 _reader = _impl.select("procs")
 FLAGS = _reader.STAT | _reader.STATUS | _reader.MAPS | _reader.THREADS
@@ -65,6 +65,42 @@ def processes(pids: Optional[Iterable[int]] = None, name: Optional[str] = None, 
             fs.close()
     placements = tuple(sorted(result.placements, key=SORTS[sort]))
     return result.replace(placements=placements)
+
+
+def find_processes(name: Optional[str] = None, user: Optional[str] = None,
+                   root: Union[str, FsRoot] = "/") -> List[Identity]:
+    """The user processes whose command name matches ``name`` (a regular expression, as ``pgrep``) and whose
+    user is ``user``, pid ascending; kernel threads and the calling process are never among them.
+
+    Cheaper than :func:`processes`: no memory map is read (``pynuma bind --name`` acts on these).
+    """
+    import os
+
+    from .parse import PF_KTHREAD
+
+    selector = Selector(name, user)
+    fs = root if isinstance(root, FsRoot) else FsRoot(root)
+    try:
+        if not fs.is_host:  # a dump: the listing's own selection (it leaves kernel threads out)
+            return [Identity(p.pid, p.name, p.user, p.uid, p.cmdline) for p in processes(name=name, user=user, root=fs)]
+        from .host import identities
+
+        found = identities(None, selector)[0]
+        order = sorted(pid for pid in found if pid != os.getpid())
+        out = []
+        for pid, raw in zip(order, _reader.read_processes(fs.root_fd, order, _reader.STAT)):
+            if isinstance(raw, int) or isinstance(raw[0], int):
+                continue  # gone meanwhile
+            try:
+                if parse_stat(raw[0]).flags & PF_KTHREAD:
+                    continue
+            except ValueError:
+                continue
+            out.append(found[pid])
+        return out
+    finally:
+        if fs is not root:
+            fs.close()
 
 
 def _pids(pids: Iterable[int]) -> List[int]:
