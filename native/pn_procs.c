@@ -92,6 +92,7 @@ static ssize_t read_text(int rootfd, int dirfd, size_t dirlen, const char *path,
 
 typedef struct {
     pn_proc_out *o;
+    pn_proc_scratch *w;
     maps_class *classes;
     size_t nclasses;
 } maps_state;
@@ -160,8 +161,8 @@ static int maps_line(maps_state *s, const char *p, size_t len)
             int64_t pages = eq ? parse_digits(eq + 1, (size_t)(t + tl - eq - 1), PN_PROC_PAGES_MAX) : -1;
             if (node < 0 || pages < 0) bad = 1;
             else {
-                o->line_nodes[npairs] = node;
-                o->line_pages[npairs] = (uint64_t)pages;
+                s->w->line_nodes[npairs] = node;
+                s->w->line_pages[npairs] = (uint64_t)pages;
                 npairs++;
             }
         }
@@ -192,7 +193,7 @@ static int maps_line(maps_state *s, const char *p, size_t len)
         pol = (ssize_t)o->npols++;
     }
     if (pol >= 0) o->pols[pol].lines++;
-    for (size_t i = 0; i < npairs; i++) c->pages[o->line_nodes[i]] += o->line_pages[i];
+    for (size_t i = 0; i < npairs; i++) c->pages[s->w->line_nodes[i]] += s->w->line_pages[i];
     o->maps_lines++;
     return 0;
 }
@@ -219,21 +220,17 @@ static int maps_emit(maps_state *s)
 }
 
 /* Stream numa_maps through out->chunk, counting each line; 0, -errno, -EFBIG (limit reached) or -ENOMEM. */
-static int read_maps(int rootfd, int dirfd, size_t dirlen, const char *path, pn_proc_out *o)
+static int read_maps(int rootfd, int dirfd, size_t dirlen, const char *path, pn_proc_out *o,
+                     pn_proc_scratch *w)
 {
-    if (!o->chunk && !(o->chunk = malloc(CHUNK_CAP))) return -ENOMEM;
-    if (!o->line_nodes) {
-        o->line_nodes = malloc(LINE_PAIRS * sizeof *o->line_nodes);
-        o->line_pages = malloc(LINE_PAIRS * sizeof *o->line_pages);
-        if (!o->line_nodes || !o->line_pages) return -ENOMEM;
-        o->line_cap = LINE_PAIRS;
-    }
-    maps_class *classes = malloc(CLASSES * sizeof *classes);
-    if (!classes) return -ENOMEM;
-    maps_state s = {o, classes, 0};
+    if (!w->chunk && !(w->chunk = malloc(CHUNK_CAP))) return -ENOMEM;
+    if (!w->line_nodes && !(w->line_nodes = malloc(LINE_PAIRS * sizeof *w->line_nodes))) return -ENOMEM;
+    if (!w->line_pages && !(w->line_pages = malloc(LINE_PAIRS * sizeof *w->line_pages))) return -ENOMEM;
+    if (!w->classes && !(w->classes = malloc(CLASSES * sizeof(maps_class)))) return -ENOMEM;
+    maps_state s = {o, w, w->classes, 0};
     int fd = open_regular(rootfd, dirfd, dirlen, path);
-    if (fd < 0) { free(classes); return fd; }
-    char *chunk = o->chunk;
+    if (fd < 0) return fd;
+    char *chunk = w->chunk;
     size_t have = 0;
     uint64_t total = 0;
     int skipping = 0, rc = 0, truncated = 0;
@@ -282,7 +279,6 @@ static int read_maps(int rootfd, int dirfd, size_t dirlen, const char *path, pn_
         o->nmaps = o->npols = 0;
         o->maps_lines = o->maps_bad = 0;
     }
-    free(classes);
     return rc;
 }
 
@@ -333,7 +329,7 @@ static ssize_t status_allowed(const char *s, size_t n, size_t *off)
     return -ENOENT;
 }
 
-static int read_threads(int rootfd, int dirfd, size_t dirlen, int pid, pn_proc_out *o)
+static int read_threads(int rootfd, int dirfd, size_t dirlen, int pid, pn_proc_out *o, pn_proc_scratch *w)
 {
     char path[96];
     o->threads_rc = 0;
@@ -374,22 +370,37 @@ static int read_threads(int rootfd, int dirfd, size_t dirlen, int pid, pn_proc_o
         pn_thread_info *t = &o->threads[i];
         t->tid = tids[i];
         t->processor = -1;
-        o->scratch.len = 0;
-        snprintf(path, sizeof path, "proc/%d/task/%d/stat", pid, tids[i]);
-        ssize_t r = read_text(rootfd, dirfd, dirlen, path, PN_PROC_TEXT_LIMIT, &o->scratch);
-        if (r == -ENOMEM) { rc = -ENOMEM; break; }
-        if (r >= 0) t->processor = stat_processor(o->scratch.data, (size_t)r);
-        o->scratch.len = 0;
-        snprintf(path, sizeof path, "proc/%d/task/%d/status", pid, tids[i]);
-        r = read_text(rootfd, dirfd, dirlen, path, PN_PROC_TEXT_LIMIT, &o->scratch);
-        if (r == -ENOMEM) { rc = -ENOMEM; break; }
+        /* the leader's files say what the process's own stat and status said (when those were read):
+         * one thread, three files instead of five */
+        int leader = tids[i] == pid;
+        ssize_t r;
+        if (leader && o->stat_len >= 0) {
+            t->processor = stat_processor(o->text.data + o->stat_off, (size_t)o->stat_len);
+        } else {
+            w->text.len = 0;
+            snprintf(path, sizeof path, "proc/%d/task/%d/stat", pid, tids[i]);
+            r = read_text(rootfd, dirfd, dirlen, path, PN_PROC_TEXT_LIMIT, &w->text);
+            if (r == -ENOMEM) { rc = -ENOMEM; break; }
+            if (r >= 0) t->processor = stat_processor(w->text.data, (size_t)r);
+        }
         size_t off = 0;
-        ssize_t len = r < 0 ? r : status_allowed(o->scratch.data, (size_t)r, &off);
+        ssize_t len;
+        int own_text = leader && o->status_len >= 0; /* the value lies in o->text, which may move */
+        if (own_text) {
+            len = status_allowed(o->text.data + o->status_off, (size_t)o->status_len, &off);
+            off += o->status_off;
+        } else {
+            w->text.len = 0;
+            snprintf(path, sizeof path, "proc/%d/task/%d/status", pid, tids[i]);
+            r = read_text(rootfd, dirfd, dirlen, path, PN_PROC_TEXT_LIMIT, &w->text);
+            if (r == -ENOMEM) { rc = -ENOMEM; break; }
+            len = r < 0 ? r : status_allowed(w->text.data, (size_t)r, &off);
+        }
         t->allowed_len = len;
         t->allowed_off = 0;
         if (len >= 0) {
             if (pn_buf_reserve(&o->text, (size_t)len) < 0) { rc = -ENOMEM; break; }
-            memcpy(o->text.data + o->text.len, o->scratch.data + off, (size_t)len);
+            memcpy(o->text.data + o->text.len, (own_text ? o->text.data : w->text.data) + off, (size_t)len);
             t->allowed_off = o->text.len;
             o->text.len += (size_t)len;
         }
@@ -402,7 +413,7 @@ static int read_threads(int rootfd, int dirfd, size_t dirlen, int pid, pn_proc_o
 
 /* ---- one process -------------------------------------------------------------- */
 
-int pn_read_proc(int rootfd, int pid, int flags, pn_proc_out *o)
+int pn_read_proc(int rootfd, int pid, int flags, pn_proc_out *o, pn_proc_scratch *w)
 {
     char path[96];
     o->text.len = 0;
@@ -431,10 +442,10 @@ int pn_read_proc(int rootfd, int pid, int flags, pn_proc_out *o)
     }
     if (rc == 0 && (flags & PN_PROC_MAPS)) {
         snprintf(path, sizeof path, "proc/%d/numa_maps", pid);
-        o->maps_rc = read_maps(rootfd, dirfd, (size_t)dirlen, path, o);
+        o->maps_rc = read_maps(rootfd, dirfd, (size_t)dirlen, path, o, w);
         if (o->maps_rc == -ENOMEM) rc = -ENOMEM;
     }
-    if (rc == 0 && (flags & PN_PROC_THREADS)) rc = read_threads(rootfd, dirfd, (size_t)dirlen, pid, o);
+    if (rc == 0 && (flags & PN_PROC_THREADS)) rc = read_threads(rootfd, dirfd, (size_t)dirlen, pid, o, w);
     close(dirfd);
     return rc;
 }
@@ -445,9 +456,15 @@ void pn_proc_free(pn_proc_out *o)
     free(o->maps);
     free(o->pols);
     free(o->threads);
-    free(o->chunk);
-    free(o->scratch.data);
-    free(o->line_nodes);
-    free(o->line_pages);
     memset(o, 0, sizeof *o);
+}
+
+void pn_proc_scratch_free(pn_proc_scratch *w)
+{
+    free(w->chunk);
+    free(w->text.data);
+    free(w->line_nodes);
+    free(w->line_pages);
+    free(w->classes);
+    memset(w, 0, sizeof *w);
 }

@@ -66,20 +66,26 @@ typedef struct {
     ssize_t threads_rc;           /* number of thread ids found, or -errno listing task/ */
     pn_thread_info *threads;
     size_t nthreads, threads_cap;
-    /* scratch, kept between calls */
-    char *chunk;                  /* numa_maps bytes being parsed */
-    pn_buf scratch;               /* a thread's stat/status */
-    int64_t *line_nodes;
-    uint64_t *line_pages;
-    size_t line_cap;
 } pn_proc_out;
+
+/* Working memory one reader reuses from process to process (zero it before the first use). */
+typedef struct {
+    char *chunk;                  /* numa_maps bytes being parsed */
+    pn_buf text;                  /* a thread's stat/status */
+    int64_t *line_nodes;          /* one numa_maps line's (node, pages) pairs */
+    uint64_t *line_pages;
+    void *classes;                /* per (page size, huge) class, pages per node */
+} pn_proc_scratch;
 
 /* Read what `flags` asks for about process `pid` below `rootfd` into `out`
  * (emptied first; its allocations are reused).  0; -errno when /proc/PID
  * cannot be opened (the process is gone); -ENOMEM. */
-int pn_read_proc(int rootfd, int pid, int flags, pn_proc_out *out);
+int pn_read_proc(int rootfd, int pid, int flags, pn_proc_out *out, pn_proc_scratch *scratch);
 
 /* Free everything `out` holds. */
 void pn_proc_free(pn_proc_out *out);
+
+/* Free everything `scratch` holds. */
+void pn_proc_scratch_free(pn_proc_scratch *scratch);
 
 #endif /* PN_PROCS_H */

@@ -11,6 +11,7 @@ import os
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memset
+from libc.stdlib cimport calloc, free
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 
 cdef extern from "<sys/types.h>":
@@ -46,8 +47,11 @@ cdef extern from "pn_procs.h" nogil:
         ssize_t threads_rc
         pn_thread_info *threads
         size_t nthreads
-    int pn_read_proc(int rootfd, int pid, int flags, pn_proc_out *out)
+    ctypedef struct pn_proc_scratch:
+        pass
+    int pn_read_proc(int rootfd, int pid, int flags, pn_proc_out *out, pn_proc_scratch *scratch)
     void pn_proc_free(pn_proc_out *out)
+    void pn_proc_scratch_free(pn_proc_scratch *scratch)
     enum:
         PN_PROC_STAT, PN_PROC_STATUS, PN_PROC_MAPS, PN_PROC_THREADS
         PN_PROC_LINE_MAX, PN_PROC_POLICY_MAX, PN_PROC_POLICIES_MAX
@@ -83,6 +87,11 @@ cdef object _one(pn_proc_out *o):
             o.maps_lines, o.maps_bad, maps, policies, o.threads_rc, threads)
 
 
+# processes read per stretch without the GIL: long enough that a thread running Python meanwhile
+# (psutil, in pynuma.procs) rarely makes this one wait for the GIL, short enough to bound the memory held
+DEF _BATCH = 128
+
+
 def read_processes(int rootfd, pids, int flags):
     """Per pid: a negative errno when ``/proc/PID`` cannot be opened, else
     ``(stat, status, maps_rc, maps_lines, maps_bad, maps, policies, threads_rc, threads)``.
@@ -91,19 +100,38 @@ def read_processes(int rootfd, pids, int flags):
     asked for); ``maps`` is ``[(page_kb, huge, node, pages)]`` (classes in
     order of first use, nodes ascending), ``policies`` ``[(word, lines)]``,
     ``threads`` ``[(tid, processor or -1, Cpus_allowed_list text or -errno)]``.
+    The GIL is released while a batch of processes is read.
     """
-    cdef pn_proc_out out
-    cdef int rc, pid
+    cdef list todo = [int(p) for p in pids]
+    cdef Py_ssize_t total = len(todo), start, i, n
+    cdef pn_proc_out *outs = <pn_proc_out *>calloc(_BATCH, sizeof(pn_proc_out))
+    cdef int cpids[_BATCH]
+    cdef int rcs[_BATCH]
+    cdef pn_proc_scratch scratch
+    cdef bint short = False
     cdef list result = []
-    memset(&out, 0, sizeof(out))
+    if outs == NULL:
+        raise MemoryError()
+    memset(&scratch, 0, sizeof(scratch))
     try:
-        for p in pids:
-            pid = p
+        for start in range(0, total, _BATCH):
+            n = min(_BATCH, total - start)
+            for i in range(n):
+                p = todo[start + i]
+                cpids[i] = p if 0 < p <= 0x7FFFFFFF else 0
             with nogil:
-                rc = pn_read_proc(rootfd, pid, flags, &out)
-            if rc == -12:
+                for i in range(n):
+                    rcs[i] = pn_read_proc(rootfd, cpids[i], flags, &outs[i], &scratch)
+                    if rcs[i] == -12:
+                        short = True
+                        break
+            if short:
                 raise MemoryError()
-            result.append(rc if rc < 0 else _one(&out))
+            for i in range(n):
+                result.append(rcs[i] if rcs[i] < 0 else _one(&outs[i]))
     finally:
-        pn_proc_free(&out)
+        for i in range(_BATCH):
+            pn_proc_free(&outs[i])
+        free(outs)
+        pn_proc_scratch_free(&scratch)
     return result

@@ -209,7 +209,9 @@ def _allowed(text: bytes):
     return value.lstrip(b" \t").rstrip(b" \t\r")
 
 
-def _threads(rootfd: int, pid: int):
+def _threads(rootfd: int, pid: int, stat_text, status):
+    """``(count or -errno, [(tid, processor, allowed)])``; the leader's values come from the process's own
+    ``stat``/``status`` texts when those were read (as native/pn_procs.c does)."""
     try:
         fd = _open(rootfd, f"proc/{pid}/task", os.O_RDONLY | os.O_DIRECTORY)
         try:
@@ -222,10 +224,13 @@ def _threads(rootfd: int, pid: int):
     tids = tids[:_THREADS_MAX]
     out = []
     for tid in tids:
-        stat_text = _read_text(rootfd, f"proc/{pid}/task/{tid}/stat")
-        status = _read_text(rootfd, f"proc/{pid}/task/{tid}/status")
-        processor = _processor(stat_text) if isinstance(stat_text, bytes) else -1
-        allowed = _allowed(status) if isinstance(status, bytes) else status
+        leader = tid == pid
+        task_stat = stat_text if leader and isinstance(stat_text, bytes) else \
+            _read_text(rootfd, f"proc/{pid}/task/{tid}/stat")
+        task_status = status if leader and isinstance(status, bytes) else \
+            _read_text(rootfd, f"proc/{pid}/task/{tid}/status")
+        processor = _processor(task_stat) if isinstance(task_stat, bytes) else -1
+        allowed = _allowed(task_status) if isinstance(task_status, bytes) else task_status
         out.append((tid, processor, _text(allowed)))
     return len(tids), out
 
@@ -244,9 +249,9 @@ def read_processes(rootfd: int, pids, flags: int) -> list:
         except OSError as err:
             result.append(-(err.errno or errno.EIO))
             continue
-        stat_text = _text(_read_text(rootfd, f"proc/{pid}/stat")) if flags & STAT else nodata
-        status = _text(_read_text(rootfd, f"proc/{pid}/status")) if flags & STATUS else nodata
+        stat_text = _read_text(rootfd, f"proc/{pid}/stat") if flags & STAT else nodata
+        status = _read_text(rootfd, f"proc/{pid}/status") if flags & STATUS else nodata
         maps = _read_maps(rootfd, f"proc/{pid}/numa_maps") if flags & MAPS else (nodata, 0, 0, [], [])
-        threads = _threads(rootfd, pid) if flags & THREADS else (nodata, [])
-        result.append((stat_text, status) + maps + threads)
+        threads = _threads(rootfd, pid, stat_text, status) if flags & THREADS else (nodata, [])
+        result.append((_text(stat_text), _text(status)) + maps + threads)
     return result

@@ -112,14 +112,28 @@ def _pids(pids: Iterable[int]) -> List[int]:
     return sorted(out)
 
 
-def _default_huge(fs: FsRoot) -> Optional[int]:
-    from ..hugepages.pools import parse_default_size_kb
+def _read_meanwhile(fs: FsRoot, order: List[int], work: Callable[[], object]) -> list:
+    """The reader's answers for ``order``, read on a helper thread while ``work()`` runs here; its result is
+    appended last."""
+    import threading
 
+    box: dict = {}
+
+    def read() -> None:
+        try:
+            box["raws"] = _reader.read_processes(fs.root_fd, order, FLAGS)
+        except BaseException as err:  # handed to the caller below
+            box["error"] = err
+
+    worker = threading.Thread(target=read, name="pynuma-procs-reader", daemon=True)
+    worker.start()
     try:
-        kb = parse_default_size_kb(fs.read_optional("/proc/meminfo") or "")
-    except ValueError:
-        return None
-    return None if kb is None else kb * 1024
+        result = work()
+    finally:
+        worker.join()
+    if "error" in box:
+        raise box["error"]
+    return box["raws"] + [result]
 
 
 def _gather(fs: FsRoot, topology: Topology, requested: Optional[List[int]], selector: Selector,
@@ -128,22 +142,32 @@ def _gather(fs: FsRoot, topology: Topology, requested: Optional[List[int]], sele
     missing: List[int] = []
     refused: List[int] = []
     idents: Optional[Dict[int, Identity]] = None
-    if fs.is_host:
+    if fs.is_host and requested is None and selector.selects_all() and _impl.is_native("procs"):
+        # every process: the native reader (GIL released) and psutil (mostly Python) overlap on two threads
+        from .host import all_pids, identities
+
+        order = all_pids()
+        raws = _read_meanwhile(fs, order, lambda: identities(order, selector, requested=False))
+        idents, vanished, missing = raws.pop()
+    elif fs.is_host:
         from .host import identities
 
-        idents, vanished, missing = identities(requested, selector)
+        idents, vanished, missing = identities(requested, selector, requested=requested is not None)
         order = sorted(idents)
+        raws = _reader.read_processes(fs.root_fd, order, FLAGS)
     else:
         vanished = 0
         order = requested if requested is not None else \
             sorted(int(n) for n in fs.listdir("/proc") if n.isdigit() and n.isascii())
-    raws = _reader.read_processes(fs.root_fd, order, FLAGS)
+        raws = _reader.read_processes(fs.root_fd, order, FLAGS)
     cmdlines = None if idents is not None else fs.read_many(f"/proc/{pid}/cmdline" for pid in order)
-    gatherer = Gatherer(fs, NodeCpus(topology, fs), _default_huge(fs), warnings)
+    gatherer = Gatherer(fs, NodeCpus(topology, fs), warnings)
     found: List[ProcessPlacement] = []
     denied = kthreads = 0
     for i, pid in enumerate(order):
         raw = raws[i]
+        if idents is not None and pid not in idents:
+            continue  # psutil found it gone (counted) or not selected
         if isinstance(raw, int) or isinstance(raw[0], int):
             if requested is not None:
                 missing.append(pid)

@@ -32,15 +32,28 @@ def _page_size() -> int:
 class Gatherer:
     """Turns one process's raw read into a placement (or says why not)."""
 
-    def __init__(self, fs: FsRoot, nodes: NodeCpus, default_huge: Optional[int], warnings: List[str]) -> None:
+    def __init__(self, fs: FsRoot, nodes: NodeCpus, warnings: List[str]) -> None:
         self.fs = fs
         self.nodes = nodes
         self.base_page = _page_size()
-        self.default_huge = default_huge
+        self._default_huge: Optional[int] = -1  # read when first needed: a kernel that prints kernelpagesize_kB never needs it
         self.warnings = warnings
         self._sets: Dict[str, Optional[CPUSet]] = {}
         self._policies: Dict[str, Optional[MemPolicy]] = {}
         self._warned: set = set()
+
+    @property
+    def default_huge(self) -> Optional[int]:
+        """Bytes of the default hugepage size (``Hugepagesize`` of ``/proc/meminfo``); None when unknown."""
+        if self._default_huge == -1:
+            from ..hugepages.pools import parse_default_size_kb
+
+            try:
+                kb = parse_default_size_kb(self.fs.read_optional("/proc/meminfo") or "")
+            except ValueError:
+                kb = None
+            self._default_huge = None if kb is None else kb * 1024
+        return self._default_huge
 
     def _warn_once(self, key: str, text: str) -> None:
         if key not in self._warned:
@@ -124,7 +137,8 @@ class Gatherer:
             return {}
         if maps_bad:
             self.warnings.append(f"{where}: {maps_bad} line(s) not understood, skipped")
-        memory, unknown = bytes_by_node(counts, self.base_page, self.default_huge)
+        needs_default = any(not kb and huge for kb, huge, _, _ in counts)
+        memory, unknown = bytes_by_node(counts, self.base_page, self.default_huge if needs_default else None)
         if unknown:
             self.warnings.append(f"{where}: {unknown} huge page(s) of unknown size not counted")
         return memory

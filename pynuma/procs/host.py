@@ -13,19 +13,27 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from .select import Identity, Selector
 
 
-def identities(pids: Optional[Iterable[int]], selector: Selector) -> Tuple[Dict[int, Identity], int, List[int]]:
+def all_pids() -> List[int]:
+    """Every process id, ascending."""
+    import psutil
+
+    return sorted(psutil.pids())
+
+
+def identities(pids: Optional[Iterable[int]], selector: Selector,
+               requested: bool = True) -> Tuple[Dict[int, Identity], int, List[int]]:
     """``({pid: Identity}, vanished, missing)`` of ``pids`` (every process when None) that ``selector`` accepts.
 
-    A process that exits while being looked at counts as vanished; a
-    requested pid that does not exist is missing.
+    A process that exits while being looked at counts as vanished; with
+    ``requested`` a pid that does not exist is missing instead.
     """
     import psutil
 
-    requested = pids is not None
+    requested = requested and pids is not None
     found: Dict[int, Identity] = {}
     vanished = 0
     missing: List[int] = []
-    for pid in (list(pids) if requested else psutil.pids()):
+    for pid in (list(pids) if pids is not None else psutil.pids()):
         try:
             proc = psutil.Process(pid)
             with proc.oneshot():

@@ -47,13 +47,21 @@ def parse_stat(text: str) -> Stat:
 
 
 def status_fields(text: str, keys: Iterable[str]) -> Dict[str, str]:
-    """Values of the ``Key:\\tvalue`` lines of a status text for ``keys`` (stripped; missing keys absent)."""
-    wanted = set(keys)
+    """Values of the first ``Key:\tvalue`` line of a status text for each of ``keys`` (stripped; missing keys
+    absent)."""
     out: Dict[str, str] = {}
-    for line in text.split("\n"):
-        key, sep, value = line.partition(":")
-        if sep and key in wanted and key not in out:
-            out[key] = value.strip()
+    for key in keys:
+        tag = key + ":"
+        if text.startswith(tag):
+            at = 0
+        else:
+            at = text.find("\n" + tag)
+            if at < 0:
+                continue
+            at += 1
+        start = at + len(tag)
+        end = text.find("\n", start)
+        out[key] = (text[start:] if end < 0 else text[start:end]).strip()
     return out
 
 

@@ -31,6 +31,10 @@ class Selector:
                 raise InputError(f"--name {name!r}: not a regular expression ({err})") from None
         self.user = None if user is None else str(user)
 
+    def selects_all(self) -> bool:
+        """Whether every process is accepted (no name, no user)."""
+        return self.pattern is None and self.user is None
+
     def accepts(self, ident: Identity) -> bool:
         if self.pattern is not None and not self.pattern.search(ident.name):
             return False

@@ -190,3 +190,15 @@ def test_cli_table_and_errors(dump):
         res = run_cli(*args)
         assert res.returncode == 2, (args, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1 and text in res.stderr
+
+
+def test_huge_mappings_without_a_stated_page_size_use_the_default_hugepage_size(tmp_path):
+    root = Machine(packages=2, nodes_per_package=1, cores_per_node=2).write(tmp_path)
+    put_process(root, 7, "old", numa_maps="1000 default huge anon=3 N1=3\n2000 default anon=2 N0=2\n")
+    found = processes(root=root)
+    assert dict(found[0].memory_by_node) == {0: 2 * os.sysconf("SC_PAGE_SIZE")}  # /proc/meminfo: no Hugepagesize
+    assert any("3 huge page(s) of unknown size" in w for w in found.warnings)
+    (Path(root) / "proc/meminfo").write_text("MemTotal: 100 kB\nHugepagesize:    2048 kB\n")
+    found = processes(root=root)
+    assert dict(found[0].memory_by_node) == {0: 2 * os.sysconf("SC_PAGE_SIZE"), 1: 3 * 2 * MB}
+    assert found.warnings == ()

@@ -251,3 +251,14 @@ def test_twins_agree_on_any_numa_maps(tmp_path_factory, lines, newline_at_end):
         assert impls["native"].read_processes(fd, [3], 4) == impls["pure"].read_processes(fd, [3], 4)
     finally:
         os.close(fd)
+
+
+def test_the_leader_thread_reuses_the_process_files_when_they_were_read(backend, tmp_path):
+    put_process(tmp_path, 9, "t", threads=[(9, 1, "0-3"), (10, 2, "2")])
+    # the leader's task files disagree with the process files: which ones were read shows
+    put(tmp_path, "/proc/9/task/9/status", "Cpus_allowed_list:\t7\n")
+    (tmp_path / "proc/9/task/9/stat").unlink()
+    both = read(backend, str(tmp_path), [9], 1 | 2 | 8)[0]
+    assert both[8] == [(9, 1, "0-3"), (10, 2, "2")]
+    alone = read(backend, str(tmp_path), [9], 8)[0]
+    assert alone[8] == [(9, -1, "7"), (10, 2, "2")]
