@@ -134,11 +134,12 @@ def _netlink_addresses() -> List[NodeAddress]:
 
 
 def link_events(timeout: Optional[float] = None, root: Union[str, FsRoot] = "/") -> Iterator[LinkEvent]:
-    """Link state and address changes as netlink reports them, until ``timeout`` seconds pass without one
-    (None: forever).  Live host only (a dump does not change).
+    """Link state and address changes as netlink reports them, from this call on, until ``timeout`` seconds
+    pass without one (None: forever).  Live host only (a dump does not change).
 
-    A ``lost`` event means the kernel dropped events (the socket's buffer
-    overflowed): re-read :func:`node_addresses`.
+    The subscription is made before this returns, so a change made right
+    after the call is seen.  A ``lost`` event means the kernel dropped events
+    (the socket's buffer overflowed): re-read :func:`node_addresses`.
     """
     fs = root if isinstance(root, FsRoot) else FsRoot(root)
     try:
@@ -146,18 +147,27 @@ def link_events(timeout: Optional[float] = None, root: Union[str, FsRoot] = "/")
     finally:
         if fs is not root:
             fs.close()
-    import errno
-    import select
-
     from pyroute2.netlink.rtnl import RTMGRP_IPV4_IFADDR, RTMGRP_IPV6_IFADDR, RTMGRP_LINK
-    from pyroute2.netlink.rtnl.marshal import MarshalRtnl
 
     # our own socket and recv loop, pyroute2 for the parsing: one datagram may carry several messages,
     # and every one of them is handed on (a select on pyroute2's own socket misses those it has queued)
-    names = dict(socket.if_nameindex())
-    marshal = MarshalRtnl()
-    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE) as sock:
+    sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+    try:
         sock.bind((0, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR))
+    except BaseException:
+        sock.close()
+        raise
+    return _events(sock, dict(socket.if_nameindex()), timeout)
+
+
+def _events(sock: socket.socket, names: dict, timeout: Optional[float]) -> Iterator[LinkEvent]:
+    import errno
+    import select
+
+    from pyroute2.netlink.rtnl.marshal import MarshalRtnl
+
+    marshal = MarshalRtnl()
+    with sock:
         while True:
             ready, _, _ = select.select([sock], [], [], timeout)
             if not ready:

@@ -58,11 +58,9 @@ def test_internal_ips_from_netlink_default_route_first():
 
 def test_link_events_from_netlink():
     script = SETUP + textwrap.dedent("""
-    def later():
-        time.sleep(0.3)
-        sh("ip link set a0 down; ip addr del 10.1.1.1/16 dev b0; ip addr add 10.1.2.3/16 dev b0")
-    threading.Thread(target=later).start()
-    print(json.dumps([list(e.as_tuple()) for e in link_events(timeout=1.0)]))
+    events = link_events(timeout=1.0)  # subscribed from here on
+    sh("ip link set a0 down; ip addr del 10.1.1.1/16 dev b0; ip addr add 10.1.2.3/16 dev b0")
+    print(json.dumps([list(e.as_tuple()) for e in events]))
     """)
     res = in_netns(script)
     assert res.returncode == 0, res.stderr
