@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 from ..fsroot import FsRoot
 
@@ -102,41 +102,24 @@ def hostname(fs: FsRoot) -> str:
 
 
 def node_addresses(fs: FsRoot) -> List[Tuple[str, str]]:
-    """``[(type, address)]``: InternalIP(s) and the Hostname, in the kubelet's order.
+    """``[(type, address)]``: InternalIP(s) then the Hostname, as the kubelet lists them.
 
-    The addresses come from the live host's routing (``pynuma.discover.addresses``,
-    pyroute2) when that module exists and ``fs`` is the host; a dump has
-    only its host name.
+    Read by :func:`pynuma.discover.addresses.node_addresses` (netlink through
+    pyroute2 on the live host); a dump knows no addresses, only its host name.
     """
+    from ..discover.addresses import node_addresses as read
+
+    try:
+        found = [(a.type, a.address) for a in read(fs)]
+    except Exception:  # no netlink (a sandbox): the host name alone, as a kubelet without addresses
+        found = []
     out: List[Tuple[str, str]] = []
-    if fs.is_host:
-        out.extend(_internal_ips(fs))
+    for kind, address in found:
+        if kind == "Hostname":
+            continue  # the kubelet's own spelling (lower case) is added last
+        if address and (kind, address) not in out:
+            out.append((kind, address))
     name = hostname(fs)
     if name:
         out.append(("Hostname", name))
     return out
-
-
-def _internal_ips(fs: FsRoot) -> List[Tuple[str, str]]:
-    try:
-        from ..discover.addresses import node_addresses as live  # the procs helper's pyroute2 reader
-    except ImportError:
-        return []
-    try:
-        found = live(fs.root)
-    except Exception:  # no netlink in a sandbox: a node without InternalIP, as a kubelet with none configured
-        return []
-    out = []
-    for item in found:
-        kind, address = _address_pair(item)
-        if kind == "InternalIP" and address:
-            out.append((kind, address))
-    return out
-
-
-def _address_pair(item) -> Tuple[Optional[str], Optional[str]]:
-    if isinstance(item, dict):
-        return item.get("type"), item.get("address")
-    if isinstance(item, (tuple, list)) and len(item) == 2:
-        return item[0], item[1]
-    return getattr(item, "type", None), getattr(item, "address", None)
