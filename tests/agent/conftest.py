@@ -10,12 +10,13 @@ BOOT_ID = "0f4c3a2e-1b2c-4d5e-8f90-123456789abc"
 MACHINE_ID = "5d1b0d4e8f1a4c3b9e2d7f6a5b4c3d2e"
 
 
-def write_node(root, pods: int = 0, hostname: str = "worker-7", machine: Machine = None) -> str:
-    """Write a two-NUMA-node machine with ``pods`` pods (2 containers each) under ``root``; returns it."""
+def write_node(root, pods: int = 0, hostname: str = "worker-7", machine: Machine = None,
+               containers_per_pod: int = 2) -> str:
+    """Write a two-NUMA-node machine with ``pods`` pods under ``root``; returns it."""
     machine = machine or Machine(packages=2, cores_per_node=2, threads=2, hugepages={2048: 8, 1048576: 0},
                                  distances=[[10, 21], [21, 10]])
     machine.write(root)
-    build_tree(str(root), pods=make_pods(pods))
+    build_tree(str(root), pods=make_pods(pods, containers_per_pod))
     put(root, "/proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu lm sse\n\n")
     put(root, "/etc/machine-id", MACHINE_ID + "\n")
     put(root, "/etc/os-release", 'NAME="Testix"\nPRETTY_NAME="Testix 1.0 (fixture)"\nID=testix\n')
