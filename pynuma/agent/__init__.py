@@ -21,6 +21,8 @@ _LAZY = {
     "LeaseLock": "pynuma.agent.election",
     "DirectorySink": "pynuma.agent.sinks",
     "Sink": "pynuma.agent.sinks",
+    "KubernetesSink": "pynuma.agent.kube_sink",
+    "PrometheusSink": "pynuma.export.prometheus",
 }
 
 

@@ -1,7 +1,7 @@
 """``pynuma agent``: run the node agent in the foreground (status, Lease, eviction cycles, exports).
 
     pynuma agent [--root DIR] [--config KUBELET_CONFIG] [--state-dir DIR] [--output-dir DIR]
-                 [--metrics-port PORT] [--node-name NAME] [--once] [--json]
+                 [--metrics-port PORT] [--kubeconfig FILE] [--node-name NAME] [--once] [--json]
 
 Every ``nodeStatusUpdateFrequency`` the Lease is renewed; eviction cycles
 run every 10 s; the status (and the NodeResourceTopology) is published when
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from typing import Optional
 
 from . import _common
 
@@ -27,6 +28,7 @@ def _parser():
     p.add_argument("--output-dir", metavar="DIR", help="write lease.json, node-status.json, noderesourcetopology.json")
     p.add_argument("--metrics-port", metavar="PORT", type=int, help="serve Prometheus metrics on this port")
     p.add_argument("--metrics-address", metavar="ADDR", default="0.0.0.0", help="listen address for metrics")
+    p.add_argument("--kubeconfig", metavar="FILE", help="also publish to this cluster (needs the kubernetes package)")
     p.add_argument("--node-name", metavar="NAME", help="default: the host name under --root")
     p.add_argument("--once", action="store_true", help="one full pass (Lease, eviction cycle, status), then exit")
     _common.add_json(p)
@@ -56,7 +58,8 @@ def _summary(agent, as_json: bool) -> None:
 
 
 def serve(root: str = "/", config=None, node_name=None, state_dir=None, output_dir=None, metrics_port=None,
-          metrics_address: str = "0.0.0.0", once: bool = False, as_json: bool = False) -> int:
+          metrics_address: str = "0.0.0.0", once: bool = False, as_json: bool = False,
+          kubeconfig: Optional[str] = None) -> int:
     """Run an agent in the foreground until stopped (or one pass with ``once``); the exit code."""
     from ..agent.runtime import NodeAgent
     from ..agent.sinks import DirectorySink
@@ -68,6 +71,10 @@ def serve(root: str = "/", config=None, node_name=None, state_dir=None, output_d
         from ..export.prometheus import PrometheusSink
 
         sinks.append(PrometheusSink(metrics_port, metrics_address))
+    if kubeconfig:
+        from ..agent.kube_sink import KubernetesSink
+
+        sinks.append(KubernetesSink(kubeconfig))
     with NodeAgent(root, config, state_dir, node_name, sinks=sinks) as agent:
         if once:
             agent.step()
@@ -114,4 +121,4 @@ def main(argv) -> int:
     if args.metrics_port is not None and not 0 <= args.metrics_port < 65536:
         raise InputError(f"--metrics-port: must be 0-65535, got {args.metrics_port}")
     return serve(args.root, args.config, args.node_name, args.state_dir, args.output_dir, args.metrics_port,
-                 args.metrics_address, args.once, args.json)
+                 args.metrics_address, args.once, args.json, args.kubeconfig)
