@@ -71,6 +71,12 @@ _LAZY = {
     "hugepage_capacity": "pynuma.hugepages.pools",
     "set_hugepage_pool": "pynuma.hugepages.allocate",
     "MemoryManager": "pynuma.policy.memorymanager.manager",
+    "pod_requests": "pynuma.ledger.requests",
+    "fit": "pynuma.ledger.fit",
+    "FitResult": "pynuma.ledger.fit",
+    "NodeState": "pynuma.ledger.node",
+    "Ledger": "pynuma.ledger.store",
+    "ConflictError": "pynuma.ledger.store",
 }
 
 

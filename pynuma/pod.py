@@ -42,6 +42,16 @@ def _string_map(raw: Any, where: str) -> Dict[str, str]:
     return {str(k): str(v) for k, v in raw.items()}
 
 
+def _nested(obj: Mapping, keys: Tuple[str, ...], where: str) -> Any:
+    for i, key in enumerate(keys):
+        if obj is None:
+            return None
+        if not isinstance(obj, Mapping):
+            raise InputError(f"{where}: {'.'.join(keys[:i])} must be a map")
+        obj = obj.get(key)
+    return obj
+
+
 @dataclass(frozen=True)
 class HostPort:
     """A container port bound on the node (``hostPort``); ``host_ip`` ``""`` = every address."""
@@ -189,6 +199,7 @@ class Pod:
     node_name: str = ""
     node_selector: Dict[str, str] = field(default_factory=dict)
     tolerations: Tuple[Mapping, ...] = ()
+    node_selector_terms: Tuple[Mapping, ...] = ()  # required node affinity: any term must match
     os_name: Optional[str] = None
     conditions: Tuple[PodCondition, ...] = ()
     container_statuses: Tuple[ContainerStatus, ...] = ()
@@ -254,6 +265,10 @@ class Pod:
         tolerations = spec.get("tolerations") or []
         if not isinstance(tolerations, list) or not all(isinstance(t, Mapping) for t in tolerations):
             raise InputError(f"{where}: tolerations must be a list of maps")
+        terms = _nested(spec, ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                               "nodeSelectorTerms"), where) or []
+        if not isinstance(terms, list) or not all(isinstance(t, Mapping) for t in terms):
+            raise InputError(f"{where}: affinity.nodeAffinity nodeSelectorTerms must be a list of maps")
         os_spec = spec.get("os")
         os_name = os_spec.get("name") if isinstance(os_spec, Mapping) else None
         return cls(
@@ -274,6 +289,7 @@ class Pod:
             node_name=str(spec.get("nodeName") or ""),
             node_selector=_string_map(spec.get("nodeSelector"), f"{where} nodeSelector"),
             tolerations=tuple(tolerations),
+            node_selector_terms=tuple(terms),
             os_name=None if os_name is None else str(os_name),
             conditions=conditions,
             container_statuses=statuses,
