@@ -72,8 +72,8 @@ def node_affinity(pod: Pod, node: NodeState) -> Optional[str]:
 
 
 def node_name(pod: Pod, node: NodeState) -> Optional[str]:
-    """A pod bound to a node by name fits only that node."""
-    if pod.node_name and pod.node_name != node.name:
+    """A pod bound to a node by name fits only that node (a node whose name is not known takes it)."""
+    if pod.node_name and node.name and pod.node_name != node.name:
         return ERR_NODE_NAME
     return None
 
