@@ -8,7 +8,7 @@ the pod go in; the allocation and conditions after the pass come out
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, List, Mapping, Optional, Tuple
+from typing import Iterable, Mapping, Optional, Tuple
 
 from ..pod import Pod, PodCondition
 from .fit import FitOptions, fits_request

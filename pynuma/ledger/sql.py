@@ -1,8 +1,9 @@
 """The ledger's SQLite schema and statements (no transaction control here: :mod:`.store` owns it).
 
-Exclusivity is also enforced by the schema itself: a CPU is the primary key
-of ``cpus`` and a device the primary key of ``devices``, so even a buggy
-writer cannot record one twice; deleting a pod cascades to what it holds.
+Exclusivity is also enforced by the schema itself: triggers refuse a CPU or
+a device already held by another pod, so even a buggy writer cannot record
+one twice (containers of one pod may share, as init containers hand their
+CPUs on to app containers); deleting a pod cascades to what it holds.
 """
 from __future__ import annotations
 
@@ -32,9 +33,10 @@ CREATE TABLE IF NOT EXISTS pods (
     seq INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS cpus (
-    cpu INTEGER PRIMARY KEY,
+    cpu INTEGER NOT NULL,
     pod_uid TEXT NOT NULL REFERENCES pods(uid) ON DELETE CASCADE,
-    container TEXT NOT NULL
+    container TEXT NOT NULL,
+    PRIMARY KEY (cpu, pod_uid, container)
 );
 CREATE TABLE IF NOT EXISTS memory (
     pod_uid TEXT NOT NULL REFERENCES pods(uid) ON DELETE CASCADE,
@@ -50,10 +52,17 @@ CREATE TABLE IF NOT EXISTS devices (
     device_id TEXT NOT NULL,
     pod_uid TEXT NOT NULL REFERENCES pods(uid) ON DELETE CASCADE,
     container TEXT NOT NULL,
-    PRIMARY KEY (resource, device_id)
+    PRIMARY KEY (resource, device_id, pod_uid, container)
 );
 CREATE INDEX IF NOT EXISTS cpus_by_pod ON cpus(pod_uid);
 CREATE INDEX IF NOT EXISTS devices_by_pod ON devices(pod_uid);
+CREATE TRIGGER IF NOT EXISTS cpu_held_once BEFORE INSERT ON cpus
+WHEN EXISTS (SELECT 1 FROM cpus WHERE cpu = NEW.cpu AND pod_uid <> NEW.pod_uid)
+BEGIN SELECT RAISE(ABORT, 'exclusive CPU already held by another pod'); END;
+CREATE TRIGGER IF NOT EXISTS device_held_once BEFORE INSERT ON devices
+WHEN EXISTS (SELECT 1 FROM devices WHERE resource = NEW.resource AND device_id = NEW.device_id
+             AND pod_uid <> NEW.pod_uid)
+BEGIN SELECT RAISE(ABORT, 'device already held by another pod'); END;
 """
 
 
@@ -70,9 +79,8 @@ def create(conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         # one statement at a time: executescript() would commit the open transaction first
-        for statement in _SCHEMA.split(";"):
-            if statement.strip():
-                conn.execute(statement)
+        for statement in _statements(_SCHEMA):
+            conn.execute(statement)
         row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None:
             conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
@@ -87,6 +95,17 @@ def create(conn: sqlite3.Connection) -> None:
     conn.execute("COMMIT")
 
 
+def _statements(script: str):
+    """The script's statements one by one (a trigger body holds ``;`` of its own)."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                yield pending
+            pending = ""
+
+
 def _meta(conn: sqlite3.Connection, key: str) -> str:
     return conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()[0]
 
@@ -96,7 +115,7 @@ def read_view(conn: sqlite3.Connection) -> LedgerView:
     generation = int(_meta(conn, "generation"))
     config = NodeConfig.from_json(json.loads(_meta(conn, "config")))
     cpus: Dict[str, Dict[str, List[int]]] = {}
-    for cpu, uid, cont in conn.execute("SELECT cpu, pod_uid, container FROM cpus"):
+    for cpu, uid, cont in conn.execute("SELECT cpu, pod_uid, container FROM cpus ORDER BY cpu"):
         cpus.setdefault(uid, {}).setdefault(cont, []).append(cpu)
     memory: Dict[str, Dict[str, List[Block]]] = {}
     for uid, cont, typ, size, numa in conn.execute(

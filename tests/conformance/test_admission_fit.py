@@ -7,7 +7,6 @@ from pynuma.ledger import fit as f
 from pynuma.ledger import predicates as pr
 from pynuma.ledger.node import NodeState
 from pynuma.ledger.resize import retry_pending_resize
-from pynuma.ledger.requests import container_limits, container_requests
 from pynuma.pod import PodCondition
 from tests.conformance._ledger_pods import pod, same_resources
 from tests.conformance.vectors import vectors
