@@ -155,15 +155,19 @@ def fits_request(request: Mapping[str, int], node: NodeState, options: FitOption
         return out
     for name in (CPU, MEMORY, EPHEMERAL):
         want = request.get(name, 0)
-        if want > 0 and name not in node.unknown and want > node.free(name):
+        if want > 0 and node.knows(name) and want > node.free(name):
             out.append(_record(name, f"Insufficient {name}", want, node))
     for name in sorted(n for n in request if n not in (CPU, MEMORY, EPHEMERAL)):
         want = request[name]
-        if want <= 0 or name in node.unknown or _ignored(name, options) or _delegated_to_dra(name, node, options):
+        if want <= 0 or not node.knows(name) or _ignored(name, options) or _delegated_to_dra(name, node, options):
             continue
         if want > node.free(name):
             out.append(_record(name, f"Insufficient {name}", want, node))
     return out
+
+
+def _unchecked(req: Mapping[str, int], node: NodeState) -> Tuple[str, ...]:
+    return tuple(sorted(n for n, v in req.items() if v and not node.knows(n)))
 
 
 def _status_code(records: List[Insufficient]) -> Optional[str]:
@@ -182,7 +186,7 @@ def scheduler_fit(pod: Pod, node: NodeState, options: FitOptions = FitOptions())
     records = fits_request(req, node, options)
     return FitResult(not records, _status_code(records), tuple(r.reason for r in records), tuple(records),
                      failed_stage="filter" if records else None, requests=req,
-                     unchecked=tuple(sorted(n for n in node.unknown if req.get(n))))
+                     unchecked=_unchecked(req, node))
 
 
 # -- the kubelet's admission -----------------------------------------------------------------------
@@ -256,7 +260,7 @@ def kubelet_admit(pod: Pod, node: NodeState, options: FitOptions = FitOptions(),
     checked = remove_missing_extended_resources(pod, node)
     records, failures = general_predicates(checked, node, options)
     reasons = tuple(r.reason for r in records) + tuple(f.reason for f in failures)
-    unchecked = tuple(sorted(n for n in node.unknown if req.get(n)))
+    unchecked = _unchecked(req, node)
     if not reasons:
         return FitResult(True, requests=req, unchecked=unchecked)
     first = records[0] if records else None

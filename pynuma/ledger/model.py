@@ -78,9 +78,10 @@ class NodeConfig:
     node_name: str = ""
     labels: Mapping[str, str] = field(default_factory=dict)
     taints: Tuple[Mapping[str, Any], ...] = ()
+    partial: bool = False  # allocatable lists only some resources: the others are not checked
 
     def to_json(self) -> Dict[str, Any]:
-        return {"allocatable": None if self.allocatable is None else dict(self.allocatable),
+        return {"allocatable": None if self.allocatable is None else dict(self.allocatable), "partial": self.partial,
                 "cpu_policy": self.cpu_policy, "cpus": None if self.cpus is None else str(self.cpus),
                 "memory": self.memory, "devices": list(self.devices), "node_name": self.node_name,
                 "labels": dict(self.labels), "taints": list(self.taints)}
@@ -90,7 +91,7 @@ class NodeConfig:
         cpus = raw.get("cpus")
         return cls(raw.get("allocatable"), raw.get("cpu_policy"), None if cpus is None else CPUSet.parse(cpus),
                    raw.get("memory"), tuple(raw.get("devices") or ()), raw.get("node_name") or "",
-                   dict(raw.get("labels") or {}), tuple(raw.get("taints") or ()))
+                   dict(raw.get("labels") or {}), tuple(raw.get("taints") or ()), bool(raw.get("partial")))
 
     def device_counts(self) -> Dict[str, int]:
         counts: Dict[str, int] = {}
@@ -134,7 +135,7 @@ class LedgerView:
         """The node as fit sees it: allocatable minus every entry (``exists`` False when unconfigured)."""
         alloc = self.config.effective_allocatable()
         return NodeState(alloc or {}, self.requested(), len(self.entries), self.config.node_name,
-                         dict(self.config.labels), tuple(self.config.taints), (), frozenset(), alloc is not None)
+                         dict(self.config.labels), tuple(self.config.taints), (), self.config.partial, alloc is not None)
 
     def cpu_assignments(self) -> Dict[str, Dict[str, CPUSet]]:
         return {e.uid: dict(e.placement.cpus) for e in self.entries if e.placement.cpus}
