@@ -89,9 +89,11 @@ def _init(ledger, args) -> int:
         L.discovered_allocatable(args.root, args.max_pods)
     changes = {}
     if rules:
-        from ..discover import discover
+        from ..discover.devices import discover_devices
+        from ..fsroot import FsRoot
 
-        changes["devices"] = offered_devices(discover(args.root).devices, rules)
+        with FsRoot(args.root) as fs:
+            changes["devices"] = offered_devices(discover_devices(fs), rules)
     if args.node_name is not None:
         changes["node_name"] = args.node_name
     ledger.configure(alloc, **changes)
