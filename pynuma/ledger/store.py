@@ -106,8 +106,8 @@ class Ledger:
             except sqlite3.Error as err:
                 self._conn.execute("ROLLBACK")
                 raise PynumaError(f"{self.path}: commit failed: {err}") from None
-            if tx.changed:
-                checkpoints.sync(self.checkpoint_dir, checkpoints.derive(view))
+            # also when nothing changed: files a killed writer left behind are caught up by the next one
+            checkpoints.sync(self.checkpoint_dir, checkpoints.derive(view))
 
     def close(self) -> None:
         with self._mutex:
