@@ -11,7 +11,6 @@ the ledger lock, removes any a killed writer left behind.
 """
 from __future__ import annotations
 
-import glob
 import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional
@@ -67,6 +66,11 @@ def memory_overcommit(view: LedgerView) -> Optional[str]:
     return None
 
 
+def has_files(config: NodeConfig) -> bool:
+    """Whether a ledger with this configuration derives any checkpoint file."""
+    return config.cpu_policy is not None or bool(config.memory)
+
+
 def derive(view: LedgerView) -> Dict[str, str]:
     """File name -> the exact text the kubelet would hold for this ledger state (only configured managers)."""
     out: Dict[str, str] = {}
@@ -83,10 +87,12 @@ def derive(view: LedgerView) -> Dict[str, str]:
 
 def stale_temps(directory: str) -> List[str]:
     """Temp files of checkpoint writes in ``directory`` (all stale while the ledger lock is held)."""
-    found: List[str] = []
-    for name in FILES:
-        found += glob.glob(os.path.join(glob.escape(directory), f".{name}.*.tmp"))
-    return sorted(found)
+    prefixes = tuple(f".{name}." for name in FILES)
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    return sorted(os.path.join(directory, n) for n in names if n.startswith(prefixes) and n.endswith(".tmp"))
 
 
 def _read(path: str) -> Optional[str]:

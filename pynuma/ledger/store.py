@@ -97,7 +97,8 @@ class Ledger:
             tx = Transaction(self)
             try:
                 yield tx
-                view = tx.view
+                # the final state, for the files (only read again when there are files to derive)
+                view = tx.view if checkpoints.has_files(tx.config) else None
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
@@ -107,7 +108,7 @@ class Ledger:
                 self._conn.execute("ROLLBACK")
                 raise PynumaError(f"{self.path}: commit failed: {err}") from None
             # also when nothing changed: files a killed writer left behind are caught up by the next one
-            checkpoints.sync(self.checkpoint_dir, checkpoints.derive(view))
+            checkpoints.sync(self.checkpoint_dir, checkpoints.derive(view) if view is not None else {})
 
     def close(self) -> None:
         with self._mutex:

@@ -29,15 +29,30 @@ class Transaction:
 
     def __init__(self, ledger) -> None:
         self._ledger = ledger
+        self._view: Optional[LedgerView] = None  # read again only after a change
+        self._config: Optional[NodeConfig] = None
         self.changed = False
 
     @property
+    def config(self) -> NodeConfig:
+        """The node configuration as this transaction leaves it (no re-read after pod changes)."""
+        if self._config is None:
+            self._config = self.view.config
+        return self._config
+
+    @property
     def view(self) -> LedgerView:
-        return self._ledger._read()
+        if self._view is None:
+            self._view = self._ledger._read()
+            self._config = self._view.config
+        return self._view
 
     def _generation(self) -> int:
+        """The generation the next change writes (the view is stale after it)."""
+        gen = self.view.generation + 1
         self.changed = True
-        return self.view.generation + 1
+        self._view = None
+        return gen
 
     def configure(self, allocatable: Optional[Mapping[str, Union[Quantity, str, int]]] = None, **changes) -> NodeConfig:
         view = self.view
@@ -52,6 +67,7 @@ class Transaction:
         _check_config(view, new)
         self._generation()
         self._ledger._run(sql.write_config, new)
+        self._config = new
         return new
 
     def assume(self, pod: Pod, ttl: Optional[float] = None, *, placement: Union[Placement, PlacementFn, None] = None,
