@@ -167,27 +167,31 @@ def _container_requests(pod: Pod, options: RequestOptions) -> _Amounts:
     fill = options.non_missing_container_requests
 
     def spec(c: Container):
-        return _fill_missing(c.requests, fill)
+        return c.requests
+
+    def filled(view: View) -> View:
+        # upstream fills missing requests after each view, even a view that gave nothing
+        return (lambda c: _fill_missing(view(c), fill)) if fill else view
 
     if not options.use_status_resources:
-        return aggregate(pod, spec)
+        return aggregate(pod, filled(spec))
     statuses = _statuses(pod)
     infeasible = _is_infeasible(pod)
 
     def allocated(c: Container):
         st = statuses.get(c.name)
         if st is not None and st.allocated is not None:
-            return _fill_missing(st.allocated, fill)
-        return None if infeasible else spec(c)
+            return st.allocated
+        return None if infeasible else c.requests
 
     def actuated(c: Container):
         st = statuses.get(c.name)
         if st is not None and st.requests is not None:
-            return _fill_missing(st.requests, fill)
-        return allocated(c)
+            return st.requests
+        return allocated(c)  # the allocation, else the spec (nothing when the resize is infeasible)
 
     views = (allocated, actuated) if infeasible else (spec, allocated, actuated)
-    return _max_of_views(pod, views)
+    return _max_of_views(pod, [filled(v) for v in views])
 
 
 def container_limits(pod: Pod, options: RequestOptions = DEFAULT) -> Resources:
