@@ -179,3 +179,15 @@ def test_state_check_dir_without_ledger_finds_checkpoints_naming_different_pods(
         MemoryState({0: NUMANodeState(1, {"memory": MemoryTable(4 << 30, 0, 4 << 30, 1 << 30, 3 << 30)}, [0])},
                     {"pod-x": {"app": [Block((0,), "memory", 1 << 30)]}}))
     assert run("state", "check", str(tmp_path)).returncode == 0
+
+
+def test_allocatable_shows_pci_devices_offered_as_extended_resources(tmp_path):
+    from tests.fsroot.test_devices import PciTree
+
+    tree = PciTree(tmp_path)
+    tree.device("0000:3b:00.0", cls="0x030200", vendor="0x10de", device="0x20b0", node="0", driver="nvidia")
+    tree.device("0000:d8:00.0", cls="0x030200", vendor="0x10de", device="0x20b0", node="1", driver="nvidia")
+    out = run("allocatable", "--root", str(tmp_path), "--pci-resource", "10de=nvidia.com/gpu", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["capacity"]["nvidia.com/gpu"] == "2" and doc["allocatable"]["nvidia.com/gpu"] == "2"
