@@ -297,20 +297,38 @@ static int list_subdirs(int fd, struct names *nm)
     return 0;
 }
 
-static void close_all(int *fds, int n)
+/* Every fd array of the walk has PN_CG_MAXBASES slots: each starts at -1 (unset_all), holds an fd
+ * only once this walk opened it, and close_all() closes those and sets them back to -1, so no
+ * slot is ever closed twice nor a number that belongs to someone else (stdout, a socket). */
+static void unset_all(int *fds)
 {
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
+    for (int i = 0; i < PN_CG_MAXBASES; i++)
+        fds[i] = -1;
 }
 
-/* fds of `name` below each parent; VANISHED when it cannot be opened in the primary hierarchy */
+static void close_all(int *fds)
+{
+    for (int i = 0; i < PN_CG_MAXBASES; i++) {
+        if (fds[i] >= 0)
+            close(fds[i]);
+        fds[i] = -1;
+    }
+}
+
+/* fds of `name` below each parent (-1 where absent); VANISHED, with every slot -1, when it cannot
+ * be opened in the primary hierarchy */
 static int open_children(struct walker *w, const int *parents, const char *name, int *fds)
 {
+    unset_all(fds);
     for (int i = 0; i < w->nbases; i++) {
-        fds[i] = parents[i] < 0 ? -1 : openat(parents[i], name, DIR_FLAGS);
-        if (i == 0 && fds[i] < 0)
+        if (parents[i] >= 0)
+            fds[i] = openat(parents[i], name, DIR_FLAGS);
+        if (i == 0 && fds[0] < 0) {
+            fds[0] = -1;
             return VANISHED;
+        }
+        if (fds[i] < 0)
+            fds[i] = -1;
     }
     return 0;
 }
@@ -373,13 +391,11 @@ static int walk_level(struct walker *w, const int *fds, int depth, int tier, int
         if (qos < 0 && !pn_cg_pod_uid_of(name, n, w->systemd, depth == 0 ? PN_CG_NOQOS : tier, &uoff, &ulen))
             continue;
         int child[PN_CG_MAXBASES];
-        if (open_children(w, fds, name, child)) {
-            close_all(child, w->nbases);
-            continue;
-        }
+        if (open_children(w, fds, name, child))
+            continue; /* nothing was left open */
         int plen = set_path(w, prefix, name);
         if (plen < 0) {
-            close_all(child, w->nbases);
+            close_all(child);
             rc = plen;
             break;
         }
@@ -416,7 +432,7 @@ static int walk_level(struct walker *w, const int *fds, int depth, int tier, int
                 }
             }
         }
-        close_all(child, w->nbases);
+        close_all(child);
     }
     names_free(&nm);
     return rc < 0 ? rc : 0;
@@ -517,15 +533,15 @@ int pn_cgwalk(int rootfd, const char *const *bases, int nbases, int systemd,
     w->out = out;
     int fds[PN_CG_MAXBASES];
     int rc = 0;
-    for (int i = 0; i < nbases; i++) {
-        fds[i] = bases[i][0] ? open_base(rootfd, bases[i]) : -1;
-        if (fds[i] < 0 && i == 0 && bases[i][0]) {
-            rc = fds[i];
-            fds[0] = -1;
-            break;
-        }
-        if (fds[i] < 0)
-            fds[i] = -1;
+    unset_all(fds);
+    for (int i = 0; i < nbases && rc == 0; i++) {
+        if (!bases[i][0])
+            continue; /* hierarchy not mounted */
+        int fd = open_base(rootfd, bases[i]);
+        if (fd >= 0)
+            fds[i] = fd;
+        else if (i == 0)
+            rc = fd; /* the primary hierarchy is required */
     }
     if (rc == 0) {
         struct pn_cgrec rec;
@@ -544,7 +560,7 @@ int pn_cgwalk(int rootfd, const char *const *bases, int nbases, int systemd,
                 rc = r;
         }
     }
-    close_all(fds, nbases);
+    close_all(fds);
     free(w);
     return rc;
 }

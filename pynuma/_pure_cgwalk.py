@@ -41,7 +41,10 @@ def open_base(rootfd: int, path: str) -> int:
                 continue
             if part == "..":
                 raise OSError(errno.EINVAL, "'..' in a cgroup path", path)
-            nfd = os.open(part, _DIR, dir_fd=fd)
+            try:
+                nfd = os.open(part, _DIR, dir_fd=fd)
+            except OSError as err:  # named by the whole path, as the native walker does
+                raise OSError(err.errno, err.strerror, path) from None
             os.close(fd)
             fd = nfd
         return fd
