@@ -36,6 +36,11 @@ int pn_open_in_root(int rootfd, const char *path, int flags);
  * openat2: pn_open_in_root.  fd or -errno. */
 int pn_open_near(int rootfd, int dirfd, size_t dirlen, const char *path, int flags);
 
+/* Open a file to read or write it, as pn_open_near(rootfd, dirfd, dirlen, path, flags) does, but
+ * never blocking (O_NONBLOCK) and only when it is a regular file: -EISDIR for a directory, -ENXIO
+ * for a FIFO, socket or device.  fd or -errno. */
+int pn_open_file(int rootfd, int dirfd, size_t dirlen, const char *path, int flags);
+
 /* Read from `fd` until EOF or `cap` bytes; count or -errno. */
 ssize_t pn_read_fd(int fd, char *buf, size_t cap);
 

@@ -34,6 +34,8 @@ struct pn_open_how {
 #define VANISHED 1
 #define RDBUF 65536
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+/* O_NONBLOCK: a FIFO in a dump would otherwise block the open until a writer comes, forever */
+#define FILE_FLAGS (O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
 
 struct dent64 {
     uint64_t d_ino;
@@ -102,6 +104,17 @@ void pn_cgresult_free(struct pn_cgresult *r)
 
 static int gone(int e) { return e == ENOENT || e == ENODEV; }
 
+/* 0 when `fd` is a regular file, else why it is not read: EISDIR, ENXIO (FIFO, socket, device). */
+static int regular_or_errno(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return errno;
+    if (S_ISREG(st.st_mode))
+        return 0;
+    return S_ISDIR(st.st_mode) ? EISDIR : ENXIO;
+}
+
 static int openat2_missing;
 
 /* "leaf/file" below a v1 secondary hierarchy's parent fd.  That leaf name was listed in the
@@ -110,7 +123,7 @@ static int openat2_missing;
 static int open_leaf_file(int dfd, const char *rel, size_t leaflen)
 {
     if (!openat2_missing) {
-        struct pn_open_how how = {O_RDONLY | O_CLOEXEC, 0, PN_RESOLVE_NO_SYMLINKS | PN_RESOLVE_BENEATH};
+        struct pn_open_how how = {FILE_FLAGS & ~O_NOFOLLOW, 0, PN_RESOLVE_NO_SYMLINKS | PN_RESOLVE_BENEATH};
         int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof how);
         if (fd >= 0 || errno != ENOSYS)
             return fd;
@@ -122,7 +135,7 @@ static int open_leaf_file(int dfd, const char *rel, size_t leaflen)
     int d = openat(dfd, leaf, DIR_FLAGS);
     if (d < 0)
         return -1;
-    int fd = openat(d, rel + leaflen + 1, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = openat(d, rel + leaflen + 1, FILE_FLAGS);
     int e = errno;
     close(d);
     errno = e;
@@ -166,17 +179,14 @@ static int read_cgroup(struct walker *w, const int *fds, int parentfd, const cha
         if (leaf && f->base != 0)
             fd = open_leaf_file(dfd, fname, nl - 1);
         else
-            fd = openat(dfd, fname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+            fd = openat(dfd, fname, FILE_FLAGS);
         ssize_t n = -1;
-        int err = 0;
+        int err = fd < 0 ? errno : regular_or_errno(fd);
         if (fd >= 0) {
             /* one read(): seq_file/kernfs and tmpfs hand over the whole file when it fits */
-            n = read(fd, w->buf, RDBUF);
-            if (n < 0)
+            if (!err && (n = read(fd, w->buf, RDBUF)) < 0)
                 err = errno;
             close(fd);
-        } else {
-            err = errno;
         }
         if (err && leaf && f->base != 0 && (err == ENOENT || err == ENOTDIR || err == ELOOP)) {
             continue; /* the leaf is not (a directory) in this hierarchy: as if not mounted */
