@@ -250,9 +250,10 @@ def read_file(path: str, configured_policy: Optional[str] = None,
     A missing file is an :class:`InputError`, or (``missing_ok``) the empty
     state the kubelet starts from.
     """
+    from ..inputfile import read_capped  # never blocks, never reads unbounded
+
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            text = f.read()
+        text = read_capped(path).decode("utf-8", "surrogateescape")
     except FileNotFoundError:
         if missing_ok:
             return load(None, configured_policy)

@@ -232,9 +232,10 @@ def render_checkpoint(policy_name: str, state: MemoryState) -> str:
 
 def read_checkpoint(path: str, policy: Optional[str] = None, verify: bool = True) -> MemoryCheckpoint:
     """Read and verify a checkpoint file; ``CheckpointError`` naming the file otherwise."""
+    from ..inputfile import read_capped  # never blocks, never reads unbounded
+
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = read_capped(path).decode("utf-8")
     except OSError as err:
         raise CheckpointError(f"{path}: {err.strerror}") from None
     except UnicodeDecodeError:
