@@ -62,7 +62,7 @@ def _read_json(path):
         raise InputError(f"{path}: {err.strerror or err}") from None
     try:
         return text, json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text, None  # the kind's own reader reports the decoding error
 
 

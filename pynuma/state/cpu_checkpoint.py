@@ -40,6 +40,8 @@ class _Pairs(list):
 def _decode(text: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_Pairs)
+    except RecursionError:  # the decoder recurses once per level of nesting
+        raise CheckpointError("invalid JSON: nested too deeply") from None
     except ValueError as err:
         pos = getattr(err, "pos", None)
         if pos is not None and pos >= len(text.rstrip()):

@@ -185,6 +185,8 @@ def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = Tru
     """Decode checkpoint text; ``CheckpointError`` when corrupt, checksum-mismatched or of another policy."""
     try:
         raw = json.loads(text)
+    except RecursionError:  # the decoder recurses once per level of nesting
+        raise CheckpointError(f"{CORRUPT}: not JSON (nested too deeply)") from None
     except ValueError as err:
         raise CheckpointError(f"{CORRUPT}: not JSON ({err})") from None
     if not isinstance(raw, Mapping):
