@@ -24,16 +24,22 @@ def _parser():
     p.add_argument("--capacity", metavar="RES=Q,...", help="override discovered capacity entries")
     p.add_argument("--max-pods", metavar="N", type=int, default=110)
     p.add_argument("--kubelet-root", metavar="DIR", default="/var/lib/kubelet")
+    p.add_argument("--fs-stats", metavar="FILE", help="nodefs figures from a kubelet /stats/summary (node.fs) "
+                   "instead of statvfs: ephemeral-storage capacity of a --root dump")
     _common.add_root(p)
     _common.add_json(p)
     return p
 
 
-def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
-    """The node capacity the kubelet would report, read through ``fs``."""
+def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unknown=None) -> dict:
+    """The node capacity the kubelet would report, read through ``fs``.
+
+    ``fs_given``: filesystem figures to use instead of statvfs; ``unknown``:
+    a dict that receives ``{resource: why}`` for what could not be measured.
+    """
     from ..errors import PynumaError
     from ..pressure.host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo
-    from ..pressure.fsstats import fs_stats
+    from ..pressure.fsstats import FiguresUnknown, own_fs_stats
     from ..parse import parse_cpulist
     from ..quantity import Quantity
 
@@ -55,7 +61,11 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
         if pages is not None:
             cap["hugepages-" + str(Quantity(size, "BinarySI"))] = Quantity(pages * size, "BinarySI")
     try:
-        cap["ephemeral-storage"] = Quantity(fs_stats(fs, kubelet_root).capacity_bytes, "BinarySI")
+        nodefs = fs_given["nodefs"] if fs_given else own_fs_stats(fs, kubelet_root)
+        cap["ephemeral-storage"] = Quantity(nodefs.capacity_bytes, "BinarySI")
+    except FiguresUnknown as err:
+        if unknown is not None:
+            unknown["ephemeral-storage"] = str(err)
     except PynumaError:
         pass  # no statvfs: no ephemeral-storage capacity, as a kubelet without nodefs stats
     cap["pods"] = Quantity(max_pods)
@@ -90,8 +100,15 @@ def main(argv) -> int:
     except InputError as err:
         raise InputError(f"--eviction-hard: {err}") from None
     fs = FsRoot(args.root)
-    cap = discover_capacity(fs, args.kubelet_root, args.max_pods)
+    fs_given = None
+    if args.fs_stats:
+        from ..pressure.fsstats import load_fs_stats
+
+        fs_given = load_fs_stats(args.fs_stats)
+    unknown: dict = {}
+    cap = discover_capacity(fs, args.kubelet_root, args.max_pods, fs_given, unknown)
     cap.update(parse_resource_list(args.capacity, "--capacity"))
+    unknown = {k: why for k, why in unknown.items() if k not in cap}
     validate_node_allocatable(cap, kube, system, hard)
     status_cap = {k: v for k, v in cap.items() if k != "pid"}  # pid is internal: not on the Node object
     reservation = node_allocatable_reservation(cap, kube, system, hard)
@@ -110,7 +127,8 @@ def main(argv) -> int:
         _common.print_json({"resources": rows,
                             "capacity": {k: str(v) for k, v in status_cap.items()},
                             "allocatable": {k: str(v) for k, v in allocatable.items()},
-                            "kubepods_limits": {k: str(v) for k, v in enforced.items()}})
+                            "kubepods_limits": {k: str(v) for k, v in enforced.items()},
+                            "unknown": unknown})
         return 0
     w = sys.stdout.write
     cols = ("resource", "capacity", "kube_reserved", "system_reserved", "eviction_hard", "allocatable", "enforced")
@@ -119,6 +137,8 @@ def main(argv) -> int:
     w("  ".join(h.ljust(n) for h, n in zip(heads, widths)).rstrip() + "\n")
     for r in rows:
         w("  ".join((r[c] or "-").ljust(n) for c, n in zip(cols, widths)).rstrip() + "\n")
+    for k, why in unknown.items():
+        w(f"{k.ljust(widths[0])}  unknown: {why}; give --fs-stats FILE or --capacity {k}=Q\n")
     w("\nALLOCATABLE = capacity - kube - system - eviction (memory also minus hugepages); "
       "KUBEPODS = limit on the kubepods cgroup (eviction part not subtracted). pid is internal to the node.\n")
     return 0

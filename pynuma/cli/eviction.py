@@ -29,6 +29,8 @@ def _parser():
     src.add_argument("--pods", metavar="FILE", help="pods (YAML/JSON manifests or compact form with 'usage')")
     src.add_argument("--from-cgroups", action="store_true", help="pod usage from the kubelet's pod cgroups")
     src.add_argument("--stats", metavar="FILE", help="a kubelet /stats/summary JSON instead of reading the host")
+    p.add_argument("--fs-stats", metavar="FILE", help="nodefs/imagefs figures from a kubelet /stats/summary "
+                   "(node.fs, node.runtime.imageFs) instead of statvfs; what a --root dump needs for them")
     p.add_argument("--kubelet-root", metavar="DIR", default="/var/lib/kubelet", help="nodefs directory")
     p.add_argument("--image-dir", metavar="DIR", help="imagefs directory (default: the runtime's, if found)")
     p.add_argument("--containerfs-dir", metavar="DIR", help="writable-layer directory (default: imagefs)")
@@ -147,7 +149,8 @@ def _gather(args, fs, config):
     else:
         from ..pressure.host import read_host
 
-        reading = read_host(fs, args.kubelet_root, args.image_dir, args.containerfs_dir, walk=args.from_cgroups)
+        reading = read_host(fs, args.kubelet_root, args.image_dir, args.containerfs_dir, walk=args.from_cgroups,
+                            fs_given=args.fs_given)
         observations = reading.observations
         layout = FsLayout(reading.dedicated_image_fs, bool(args.containerfs_dir))
         if args.from_cgroups:
@@ -209,6 +212,8 @@ def _report(config, state, decision, pods, stats, reading, explain):
         out["ranked_if_memory_pressure"] = [p.name for p in rank_memory_pressure(pods, stats_lookup(stats.pods))]
     if reading is not None:
         out["warnings"] = list(reading.warnings)
+        if reading.fs_unknown:
+            out["filesystems_unknown"] = reading.fs_unknown
         if explain:
             out["explain"] = reading.explain
     if state.warning:
@@ -241,6 +246,8 @@ def _print_table(out):
         w(f"would evict {e['namespace']}/{e['pod']} (grace {e['grace_period_override_s']}s): {e['message']}\n")
     for msg in out.get("warnings", []):
         w(f"warning: {msg}\n")
+    if out.get("filesystems_unknown"):
+        w("  (give the dumped machine's figures with --fs-stats FILE, a kubelet /stats/summary)\n")
     ex = out.get("explain")
     if ex:
         w("\nmemory.available explained:\n")
@@ -288,7 +295,14 @@ def main(argv) -> int:
                          f"got {args.watch:g}")
     if args.count is not None and args.count < 1:
         raise InputError(f"--count: must be at least 1, got {args.count}")
+    if args.fs_stats and args.stats:
+        raise InputError("--fs-stats: not with --stats (the summary already holds the filesystems)")
     config = _config(args)
+    args.fs_given = None
+    if args.fs_stats:
+        from ..pressure.fsstats import load_fs_stats
+
+        args.fs_given = load_fs_stats(args.fs_stats)
     fs = FsRoot(args.root)
     state = EvictionState()
     passes = 0

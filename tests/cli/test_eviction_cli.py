@@ -152,3 +152,44 @@ def test_a_kubelet_stats_summary_alone(tmp_path, capsys):
     ev = out["evicted"][0]
     assert ev["namespace"] == "b" and ev["pod"] == "hog"
     assert ev["message"] == ("The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. ")
+
+
+def _fs_summary(tmp_path, cap=1000, avail=50):
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({"node": {"fs": {"availableBytes": avail, "capacityBytes": cap,
+                                                "inodesFree": 500, "inodes": 1000}}}))
+    return str(path)
+
+
+def test_a_dump_shows_filesystems_as_unknown_and_says_why(root, capsys):
+    path, _ = root
+    out = run_json(capsys, "--root", path)
+    rows = {r["signal"]: r for r in out["signals"]}
+    assert rows["nodefs.available"]["available"] is None and rows["imagefs.inodesFree"]["capacity"] is None
+    assert "this host" in out["filesystems_unknown"] and path in out["filesystems_unknown"]
+    assert main(["eviction", "--root", path]) == 0
+    text = capsys.readouterr().out
+    assert "figures unknown" in text and "--fs-stats FILE" in text
+
+
+def test_fs_stats_file_gives_a_dump_its_filesystems(root, tmp_path, capsys):
+    path, _ = root
+    out = run_json(capsys, "--root", path, "--fs-stats", _fs_summary(tmp_path), "--eviction-hard",
+                   "nodefs.available<10%")
+    assert "filesystems_unknown" not in out
+    row = next(r for r in out["signals"] if r["signal"] == "nodefs.available")
+    assert (row["available"], row["capacity"], row["met"]) == (50, 1000, True)
+    assert out["conditions"] == ["DiskPressure"]
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--stats", "x.json"], "--fs-stats: not with --stats"),
+    ([], "node.fs: missing"),
+])
+def test_fs_stats_bad_input(root, tmp_path, capsys, extra, needle):
+    path, _ = root
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"node": {}}')
+    rc = main(["eviction", "--root", path, "--fs-stats", str(bad), *extra])
+    err = capsys.readouterr().err
+    assert rc == 2 and needle in err and len(err.strip().splitlines()) == 1
