@@ -63,6 +63,21 @@ def load_hints_file(path: str) -> list:
         raise ParseError(path, str(err)) from None
 
 
+def check_hint_nodes(providers: list, nodes, path: str) -> None:
+    """``ParseError`` naming ``path`` and the hint when a hint names a NUMA node the machine lacks."""
+    known = set(nodes)
+    for i, provider in enumerate(providers):
+        for res, hints in (provider or {}).items():
+            for j, hint in enumerate(hints or ()):
+                if hint.numa_affinity is None:
+                    continue
+                missing = sorted(set(hint.numa_affinity) - known)
+                if missing:
+                    have = ",".join(map(str, sorted(known))) or "none"
+                    raise ParseError(path, f"provider[{i}].{res}[{j}].numa: NUMA node(s) "
+                                           f"{','.join(map(str, missing))} not in the topology (nodes {have})")
+
+
 def numa_info_for(topology_file, root):
     """NUMA nodes and distances from ``--topology`` / ``--root`` / the live host."""
     from ..policy.topologymanager.numa_info import NUMAInfo
@@ -82,6 +97,7 @@ def main(argv) -> int:
     options = parse_option_args(args.option)
     providers = load_hints_file(args.hints)
     info = numa_info_for(args.topology, args.root)
+    check_hint_nodes(providers, info.nodes, args.hints)
     manager = TopologyManager.create(info, args.policy, args.scope, options)
     hint, admit = manager.merge(providers)
     print_json({"hint": hint.to_json(), "admit": admit})

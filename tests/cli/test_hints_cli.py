@@ -100,3 +100,14 @@ def test_more_nodes_than_allowed_needs_the_option(tmp_path):
     ok = run("merge", "--policy", "restricted", "--option", "max-allowable-numa-nodes=16", "--hints", hints,
              "--topology", str(path))
     assert json.loads(ok.stdout) == {"hint": H([9], True), "admit": True}
+
+
+@pytest.mark.parametrize("providers, where, missing", [
+    ([{"cpu": [H([0], True), H([0, 4], False)]}], "provider[0].cpu[1].numa", "4"),
+    ([{"gpu": None}, {"memory": [H([7, 9], True)]}], "provider[1].memory[0].numa", "7,9"),
+])
+def test_hints_naming_a_node_the_topology_lacks_are_bad_input(tmp_path, topo, providers, where, missing):
+    hints = _hints(tmp_path, providers)
+    out = run("merge", "--policy", "best-effort", "--hints", hints, "--topology", topo)
+    assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1
+    assert f"{hints}: {where}: NUMA node(s) {missing} not in the topology (nodes 0,1,2,3)" in out.stderr
