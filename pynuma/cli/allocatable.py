@@ -76,6 +76,24 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unkno
     return cap
 
 
+_BYTE_RESOURCES = ("memory", "ephemeral-storage", "hugepages-")
+_QUANTITY_COLUMNS = ("capacity", "kube_reserved", "system_reserved", "eviction_hard", "reservation", "allocatable",
+                     "enforced")
+
+
+def _humanize(rows) -> None:
+    """Byte resources in the one human format; counts (cpu, pods, pid) as the kubelet writes them."""
+    from ..quantity import Quantity
+    from ._units import human_bytes
+
+    for r in rows:
+        if not r["resource"].startswith(_BYTE_RESOURCES):
+            continue
+        for c in _QUANTITY_COLUMNS:
+            if r[c] is not None:
+                r[c] = human_bytes(Quantity.parse(r[c]).value())
+
+
 def main(argv) -> int:
     args = _parser().parse_args(argv)
     from ..errors import InputError
@@ -85,7 +103,7 @@ def main(argv) -> int:
         hard_eviction_reservation, node_allocatable_enforced, node_allocatable_reservation,
         node_status_allocatable, parse_resource_list, validate_node_allocatable, validate_reserved,
     )
-    from ..policy.eviction.thresholds import parse_flags, parse_threshold_config
+    from ..policy.eviction.thresholds import ThresholdError, parse_flags, parse_threshold_config
 
     if args.max_pods < 0:
         raise InputError(f"--max-pods: must not be negative, got {args.max_pods}")
@@ -97,6 +115,8 @@ def main(argv) -> int:
     try:
         hard_map = parse_flags(args.eviction_hard, "<") if args.eviction_hard is not None else kc.eviction_hard
         hard = parse_threshold_config([], hard_map, None, None, None)
+    except ThresholdError as err:
+        raise InputError(err.describe(args.kubelet_config if args.eviction_hard is None else None)) from None
     except InputError as err:
         raise InputError(f"--eviction-hard: {err}") from None
     fs = FsRoot(args.root)
@@ -130,6 +150,7 @@ def main(argv) -> int:
                             "kubepods_limits": {k: str(v) for k, v in enforced.items()},
                             "unknown": unknown})
         return 0
+    _humanize(rows)
     w = sys.stdout.write
     cols = ("resource", "capacity", "kube_reserved", "system_reserved", "eviction_hard", "allocatable", "enforced")
     heads = ("RESOURCE", "CAPACITY", "KUBE", "SYSTEM", "EVICTION", "ALLOCATABLE", "KUBEPODS")
@@ -140,5 +161,6 @@ def main(argv) -> int:
     for k, why in unknown.items():
         w(f"{k.ljust(widths[0])}  unknown: {why}; give --fs-stats FILE or --capacity {k}=Q\n")
     w("\nALLOCATABLE = capacity - kube - system - eviction (memory also minus hugepages); "
-      "KUBEPODS = limit on the kubepods cgroup (eviction part not subtracted). pid is internal to the node.\n")
+      "KUBEPODS = limit on the kubepods cgroup (eviction part not subtracted). pid is internal to the node.\n"
+      "--json gives the exact quantities the kubelet reports.\n")
     return 0

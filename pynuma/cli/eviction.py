@@ -46,7 +46,9 @@ def _config(args):
     from ..errors import InputError
     from ..config.kubelet import KubeletConfig, load_kubelet_config
     from ..policy.eviction.manager import EvictionConfig, FsLayout
-    from ..policy.eviction.thresholds import parse_duration, parse_flags, parse_threshold_config
+    from ..policy.eviction.thresholds import (
+        SETTING_FLAGS, ThresholdError, parse_duration, parse_flags, parse_threshold_config,
+    )
 
     kc = load_kubelet_config(args.kubelet_config) if args.kubelet_config else KubeletConfig()
 
@@ -67,11 +69,17 @@ def _config(args):
                else kc.enforce_node_allocatable)
     try:
         thresholds = parse_threshold_config(enforce, hard, soft, grace, reclaim)
-        period = (parse_duration(args.eviction_pressure_transition_period)
-                  if args.eviction_pressure_transition_period else kc.eviction_pressure_transition_period_s)
-    except InputError as err:
-        where = args.kubelet_config if args.kubelet_config else "eviction flags"
-        raise InputError(f"{where}: {err}") from None
+    except ThresholdError as err:
+        from_flag = getattr(args, SETTING_FLAGS[err.setting][2:].replace("-", "_")) is not None
+        raise InputError(err.describe(None if from_flag or not args.kubelet_config else args.kubelet_config)) from None
+    if args.eviction_pressure_transition_period:
+        try:
+            period = parse_duration(args.eviction_pressure_transition_period)
+        except InputError:
+            raise InputError(f"--eviction-pressure-transition-period: {args.eviction_pressure_transition_period!r} "
+                             "is not a duration (e.g. 30s, 5m, 1h)") from None
+    else:
+        period = kc.eviction_pressure_transition_period_s
     max_grace = (args.eviction_max_pod_grace_period if args.eviction_max_pod_grace_period is not None
                  else kc.eviction_max_pod_grace_period_s)
     return EvictionConfig(tuple(thresholds), max_grace, period, kc.local_storage_capacity_isolation, FsLayout(),
@@ -165,11 +173,10 @@ def _human(n, signal):
     if n is None:
         return "-"
     if quantity_format(signal) == "DecimalSI":
-        return str(n)
-    for unit, size in (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
-        if abs(n) >= size:
-            return f"{n / size:.2f}{unit}"
-    return str(n)
+        return str(n)  # counts (inodes, pids)
+    from ._units import human_bytes
+
+    return human_bytes(n)
 
 
 def _admission(conditions):

@@ -53,7 +53,7 @@ def test_table_output(root, capsys):
     (["--kube-reserved", "gpu=1"], 'cannot reserve "gpu" resource'),
     (["--kube-reserved", "cpu=100"], "invalid Node Allocatable configuration"),
     (["--system-reserved", "memory"], "--system-reserved"),
-    (["--eviction-hard", "bogus<1"], "unsupported eviction signal bogus"),
+    (["--eviction-hard", "bogus<1"], "--eviction-hard bogus<1: unknown signal 'bogus'"),
 ])
 def test_bad_input(root, argv, needle, capsys):
     rc = main(["allocatable", "--root", root, *argv])

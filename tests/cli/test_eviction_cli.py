@@ -94,9 +94,18 @@ def test_kubelet_config_file(tmp_path, root, capsys):
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["--eviction-hard", "nope<1"], "unsupported eviction signal nope"),
+    (["--eviction-hard", "nope<1"], "--eviction-hard nope<1: unknown signal 'nope' (one of: memory.available,"),
     (["--eviction-hard", "memory.available=1Gi"], "--eviction-hard: malformed pair"),
-    (["--eviction-soft", "memory.available<1Gi"], "grace period must be specified"),
+    (["--eviction-soft", "memory.available<1Gi"],
+     "--eviction-soft memory.available: no grace period for it (add --eviction-soft-grace-period"),
+    (["--eviction-hard", "memory.available<lots"],
+     "--eviction-hard memory.available<lots: 'lots' is neither a quantity nor a percentage"),
+    (["--eviction-hard", "nodefs.available<1x%"], "--eviction-hard nodefs.available<1x%: '1x%' is not a percentage"),
+    (["--eviction-hard", "nodefs.available<150%"], "--eviction-hard nodefs.available<150%: eviction percentage"),
+    (["--eviction-soft", "memory.available<1Gi", "--eviction-soft-grace-period", "memory.available=soon"],
+     "--eviction-soft-grace-period memory.available=soon: 'soon' is not a duration"),
+    (["--eviction-minimum-reclaim", "memory.available=1..2Gi"],
+     "--eviction-minimum-reclaim memory.available=1..2Gi: '1..2Gi' is neither a quantity"),
     (["--kubelet-config", "/nonexistent/k.yaml"], "/nonexistent/k.yaml"),
     (["--stats", "/nonexistent/s.json"], "/nonexistent/s.json"),
     (["--watch", "0"], "--watch"),
@@ -104,12 +113,31 @@ def test_kubelet_config_file(tmp_path, root, capsys):
     (["--watch", "inf"], "--watch"),
     (["--watch", "1e300"], "--watch"),
     (["--pods", "/nonexistent/pods.yaml"], "/nonexistent/pods.yaml"),
-    (["--eviction-pressure-transition-period", "soon"], "invalid duration"),
+    (["--eviction-pressure-transition-period", "soon"], "--eviction-pressure-transition-period: 'soon' is not a"),
 ])
 def test_bad_input_is_one_line_exit_2(argv, needle, capsys, tmp_path):
     rc = main(["eviction", "--root", str(tmp_path), *argv])
     err = capsys.readouterr().err
     assert rc == 2 and needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert "regular expression" not in err
+
+
+@pytest.mark.parametrize("config, flags, needle", [
+    ("evictionHard: {memory.available: lots}", [], "k.yaml: evictionHard[memory.available]: 'lots' is neither"),
+    ("evictionSoft: {memory.available: 1Gi}", [], "k.yaml: evictionSoft[memory.available]: no grace period"),
+    # a flag overrides the file: its value is the one named
+    ("evictionHard: {memory.available: 1Gi}", ["--eviction-hard", "memory.available<x"],
+     "--eviction-hard memory.available<x: 'x' is neither"),
+])
+def test_kubelet_config_errors_name_the_file_and_key(tmp_path, capsys, config, flags, needle):
+    cfg = tmp_path / "k.yaml"
+    cfg.write_text(config + "\n")
+    for command in ("eviction", "allocatable"):
+        if command == "allocatable" and "evictionSoft" in config:
+            continue  # allocatable reads only the hard thresholds
+        rc = main([command, "--root", str(tmp_path), "--kubelet-config", str(cfg), *flags])
+        err = capsys.readouterr().err
+        assert rc == 2 and needle in err and err.count("\n") == 1, (command, err)
 
 
 def test_runs_as_a_command(root):
