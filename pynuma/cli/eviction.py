@@ -285,6 +285,13 @@ def _print_table(out):
               f"{_human(a['working_set'], 'memory.available')}\n")
 
 
+def _stamp(t: float) -> str:
+    """Local wall-clock time with its UTC offset, to the millisecond (ISO 8601)."""
+    from datetime import datetime
+
+    return datetime.fromtimestamp(t).astimezone().isoformat(timespec="milliseconds")
+
+
 _MAX_WATCH_S = 86400.0 * 365  # a year between passes is already no watch at all
 
 
@@ -317,13 +324,19 @@ def main(argv) -> int:
         while True:
             stats, pods, layout, reading, grace = _gather(args, fs, config)
             cfg = replace(config, layout=layout)
-            state, decision = synchronize(cfg, state, stats, pods, time.time(), termination_grace_s=grace)
+            now = time.time()
+            state, decision = synchronize(cfg, state, stats, pods, now, termination_grace_s=grace)
             out = _report(cfg, state, decision, pods, stats, reading, args.explain)
+            if args.watch is not None:
+                # each pass says when it was taken: conditions change with time (grace periods, transitions)
+                out = {"pass": passes + 1, "time": _stamp(now), **out}
             if args.json:
                 _common.print_json(out)
             else:
                 if passes:
                     sys.stdout.write("\n")
+                if args.watch is not None:
+                    sys.stdout.write(f"--- pass {out['pass']} at {out['time']}\n")
                 _print_table(out)
             sys.stdout.flush()
             passes += 1

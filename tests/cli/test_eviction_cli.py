@@ -221,3 +221,23 @@ def test_fs_stats_bad_input(root, tmp_path, capsys, extra, needle):
     rc = main(["eviction", "--root", path, "--fs-stats", str(bad), *extra])
     err = capsys.readouterr().err
     assert rc == 2 and needle in err and len(err.strip().splitlines()) == 1
+
+
+def test_watch_stamps_each_pass(tmp_path, capsys):
+    from datetime import datetime
+
+    stats = tmp_path / "summary.json"
+    stats.write_text(json.dumps({"node": {"memory": {"availableBytes": 1 << 30, "workingSetBytes": 1 << 30}}}))
+    argv = ["eviction", "--stats", str(stats), "--watch", "0.05", "--count", "2"]
+    assert main([*argv, "--json"]) == 0
+    text = capsys.readouterr().out
+    docs = [json.loads(d) for d in text.replace("}\n{", "}\n\x00{").split("\x00")]
+    assert [d["pass"] for d in docs] == [1, 2]
+    times = [datetime.fromisoformat(d["time"]) for d in docs]
+    assert times[0].tzinfo is not None and (times[1] - times[0]).total_seconds() >= 0.05
+    assert main(argv) == 0
+    stamps = [line for line in capsys.readouterr().out.splitlines() if line.startswith("--- pass ")]
+    assert [s.split()[2] for s in stamps] == ["1", "2"]
+    assert all(datetime.fromisoformat(s.split(" at ", 1)[1]) for s in stamps)
+    assert main(argv[:3] + ["--json"]) == 0  # one pass, no watch: no stamp
+    assert "pass" not in json.loads(capsys.readouterr().out)
