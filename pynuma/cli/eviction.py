@@ -66,12 +66,16 @@ def _config(args):
     try:
         thresholds = parse_threshold_config(enforce, hard, soft, grace, reclaim)
         period = (parse_duration(args.eviction_pressure_transition_period)
-                  if args.eviction_pressure_transition_period else kc.eviction_pressure_transition_period_s)
+                  if args.eviction_pressure_transition_period is not None else kc.eviction_pressure_transition_period_s)
     except InputError as err:
         where = args.kubelet_config if args.kubelet_config else "eviction flags"
         raise InputError(f"{where}: {err}") from None
     max_grace = (args.eviction_max_pod_grace_period if args.eviction_max_pod_grace_period is not None
                  else kc.eviction_max_pod_grace_period_s)
+    from ..limits import INT32_MAX
+
+    if not -INT32_MAX - 1 <= max_grace <= INT32_MAX:  # the kubelet's flag is an int32
+        raise InputError(f"--eviction-max-pod-grace-period {max_grace}: must fit an int32")
     return EvictionConfig(tuple(thresholds), max_grace, period, kc.local_storage_capacity_isolation, FsLayout(),
                           kc.feature_gates.get("KubeletSeparateDiskGC", True))
 
