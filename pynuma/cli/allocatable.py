@@ -126,8 +126,10 @@ def main(argv) -> int:
     )
     from ..policy.eviction.thresholds import ThresholdError, parse_flags, parse_threshold_config
 
-    if args.max_pods < 0:
-        raise InputError(f"--max-pods: must not be negative, got {args.max_pods}")
+    from ..limits import INT32_MAX
+
+    if not 0 <= args.max_pods <= INT32_MAX:  # maxPods is an int32 in KubeletConfiguration
+        raise InputError(f"--max-pods: must be between 0 and {INT32_MAX}, got {args.max_pods}")
     kc = load_kubelet_config(args.kubelet_config) if args.kubelet_config else KubeletConfig()
     kube = (validate_reserved(parse_resource_list(args.kube_reserved, "--kube-reserved"), "--kube-reserved")
             if args.kube_reserved is not None else validate_reserved(kc.reserved("kube"), "kubeReserved"))
