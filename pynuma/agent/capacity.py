@@ -18,11 +18,15 @@ CPU_ONLINE = "/sys/devices/system/cpu/online"
 INTERNAL = ("pid",)
 
 
-def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
-    """The node capacity the kubelet would report, read through ``fs``."""
+def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unknown=None) -> dict:
+    """The node capacity the kubelet would report, read through ``fs``.
+
+    ``fs_given``: filesystem figures to use instead of statvfs; ``unknown``:
+    a dict that receives ``{resource: why}`` for what could not be measured.
+    """
     from ..errors import PynumaError
     from ..pressure.host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo
-    from ..pressure.fsstats import fs_stats
+    from ..pressure.fsstats import FiguresUnknown, own_fs_stats
     from ..parse import parse_cpulist
     from ..quantity import Quantity
 
@@ -44,7 +48,11 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
         if pages is not None:
             cap["hugepages-" + str(Quantity(size, "BinarySI"))] = Quantity(pages * size, "BinarySI")
     try:
-        cap["ephemeral-storage"] = Quantity(fs_stats(fs, kubelet_root).capacity_bytes, "BinarySI")
+        nodefs = fs_given["nodefs"] if fs_given else own_fs_stats(fs, kubelet_root)
+        cap["ephemeral-storage"] = Quantity(nodefs.capacity_bytes, "BinarySI")
+    except FiguresUnknown as err:
+        if unknown is not None:
+            unknown["ephemeral-storage"] = str(err)
     except PynumaError:
         pass  # no statvfs: no ephemeral-storage capacity, as a kubelet without nodefs stats
     cap["pods"] = Quantity(max_pods)
