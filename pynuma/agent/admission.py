@@ -1,12 +1,12 @@
-"""The agent's one seam to admission: Topology, CPU and Memory Managers restored from checkpoints.
+"""The agent's seam to admission: Topology, CPU and Memory Managers, in memory.
 
 ``admit(pod, conditions)`` runs the eviction manager's admission check
 (node pressure), then the Topology Manager with the CPU and Memory Managers
-as hint providers; an admitted pod's allocation is written to
-``cpu_manager_state`` / ``memory_manager_state`` at once (atomically), a
-rejected pod leaves the managers exactly as they were.  ``release(uid)``
-frees what a pod holds.  Nothing here locks: the agent holds its lock
-around every call.
+as hint providers; a rejected pod leaves the managers exactly as they were.
+``release(uid)`` frees what a pod holds.  With a state dir the agent uses
+:class:`~pynuma.agent.ledger_admission.LedgerAdmission` instead (the node's
+ledger, shared with every process); this class then only builds the
+managers.  Nothing here locks: the agent holds its lock around every call.
 """
 from __future__ import annotations
 
@@ -183,3 +183,9 @@ class Admission:
 
     def admitted(self) -> List[Pod]:
         return list(self.pods.values())
+
+    def refresh(self) -> None:
+        """Pick up changes made elsewhere (nothing to do for in-memory state)."""
+
+    def close(self) -> None:
+        """Release what the admission holds open (nothing for in-memory state)."""

@@ -25,7 +25,7 @@ from typing import Any, Iterable, List, Mapping, Optional, Union
 
 from ..fsroot import FsRoot
 from ..pod import Pod
-from .admission import Admission
+from .ledger_admission import open_admission
 from .conditions import ConditionTracker
 from .config import AgentConfig, as_agent_config
 from .election import LeaseLock
@@ -77,8 +77,8 @@ class NodeAgent(Runner):
             self._lock = threading.RLock()
             self._topology = discover(self._fs)
             capacity = node_capacity(self._fs, self._topology, self.config)
-            node_allocatable(capacity, self.config)  # the kubelet refuses a reservation above capacity
-            self._admission = Admission(self._topology, self.config, state_dir, capacity)
+            allocatable = node_allocatable(capacity, self.config)  # refuses a reservation above capacity
+            self._admission = open_admission(self._topology, self.config, state_dir, capacity, allocatable)
         except BaseException:
             self._fs.close()
             raise
@@ -154,6 +154,7 @@ class NodeAgent(Runner):
         with self._lock:
             before = self._last_sync.conditions if self._last_sync else ()
             try:
+                self._admission.refresh()  # pods admitted or released by other processes sharing the ledger
                 result = self._cycle.run(self._fs, self.config, self._admission.admitted(), now, self._evict)
                 self._sync_error = None
             except Exception as err:  # a cycle that cannot read the node makes it NotReady, not the agent dead
@@ -220,13 +221,14 @@ class NodeAgent(Runner):
             if topology_key(topology) == topology_key(self._topology):
                 return False
             capacity = node_capacity(self._fs, topology, self.config)
-            node_allocatable(capacity, self.config)
+            allocatable = node_allocatable(capacity, self.config)
             self._admission.flush()
-            fresh = Admission(topology, self.config, self.state_dir, capacity)
+            fresh = open_admission(topology, self.config, self.state_dir, capacity, allocatable)
             if self.state_dir is None:
                 fresh.cpu_state, fresh.memory = self._admission.cpu_state, self._admission.memory
                 fresh.cpu_policy.start(fresh.cpu_state)
-            fresh.pods = dict(self._admission.pods)
+                fresh.pods = dict(self._admission.pods)
+            self._admission.close()
             self._admission, self._topology = fresh, topology
         self.wake()
         return True
@@ -247,6 +249,7 @@ class NodeAgent(Runner):
         """Stop the loop if it runs, flush checkpoints and close the root (the agent is done)."""
         self.stop()
         self.flush()
+        self._admission.close()
         self._fs.close()
 
     def __enter__(self) -> "NodeAgent":

@@ -163,11 +163,10 @@ class AgentCollector:
         yield from families.values()
 
     def _ledger(self, Gauge) -> Iterator:
-        ledger = getattr(self.agent, "ledger", None)
-        totals = getattr(ledger, "totals", None)
+        totals = getattr(self.agent._admission, "totals", None)  # only a ledger-backed agent has totals
         if not callable(totals):
             return
-        family = Gauge("pynuma_ledger_requested", "Resources the node's ledger holds for pods",
+        family = Gauge("pynuma_ledger_requested", "Resources the node's ledger holds for pods (cores, bytes, counts)",
                        labels=["resource"])
         for resource, amount in sorted(totals().items()):
             family.add_metric([str(resource)], float(amount))
