@@ -30,6 +30,7 @@ _LAZY = {
     "NoSuchProcess": "pynuma.errors",
     "Unsupported": "pynuma.errors",
     "native_available": "pynuma._impl",
+    "native_in_use": "pynuma._impl",
     "features": "pynuma.features",
     "discover": "pynuma.discover",
     "Topology": "pynuma.model",

@@ -11,7 +11,6 @@ not available (controller off, file missing).  ``UNLIMITED`` = no limit.
 """
 from __future__ import annotations
 
-import gc
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .. import _impl
@@ -171,15 +170,7 @@ def pods_from_records(recs, sizes) -> List[PodCgroupStats]:
     This runs once per cgroup on every eviction cycle, hence the inlined,
     allocation-lean loop (tuple.__new__ skips NamedTuple's argument handling).
     """
-    # Tens of thousands of fresh containers would trigger repeated full cyclic-GC passes that
-    # cost more than building them; nothing built here can form a cycle.
-    gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
-        return _build(recs, sizes)
-    finally:
-        if gc_was_on:
-            gc.enable()
+    return _build(recs, sizes)
 
 
 def _build(recs, sizes) -> List[PodCgroupStats]:

@@ -67,4 +67,4 @@ def test_the_pynuma_command_is_a_plain_launcher():
     imports = [node for node in ast.walk(ast.parse(text)) if isinstance(node, (ast.Import, ast.ImportFrom))]
     names = sorted(alias.name if isinstance(node, ast.Import) else f"{node.module}.{alias.name}"
                    for node in imports for alias in node.names)
-    assert names == ["pynuma.cli.run"]
+    assert names == ["pynuma.__main__.launch"]

@@ -167,22 +167,3 @@ def test_binary_si_matches_quantity(n):
 
     assert _binary_si(n) == str(Quantity(n, BINARY_SI))
     assert _binary_si(n * 1024) == str(Quantity(n * 1024, BINARY_SI))
-
-
-@pytest.mark.parametrize("enabled_before", [True, False])
-def test_the_collector_is_off_while_the_command_runs_and_restored_after(root, monkeypatch, capsys, enabled_before):
-    import gc
-
-    import pynuma.cli.topology as command
-
-    seen = []
-    real_run = command._run
-    monkeypatch.setattr(command, "_run", lambda opts: seen.append(gc.isenabled()) or real_run(opts))
-    (gc.enable if enabled_before else gc.disable)()
-    try:
-        assert command.main(["--json", "--root", str(root)]) == 0
-        assert seen == [False]
-        assert gc.isenabled() == enabled_before
-    finally:
-        gc.enable()
-    assert json.loads(capsys.readouterr().out)["online_cpus"]
