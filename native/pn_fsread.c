@@ -249,27 +249,6 @@ int pn_open_in_root(int rootfd, const char *path, int flags)
     return walk_open(rootfd, path, flags);
 }
 
-int pn_open_near(int rootfd, int dirfd, size_t dirlen, const char *path, int flags)
-{
-#if PN_HAS_OPENAT2
-    while (*path == '/') path++;
-    if (dirfd >= 0 && OPENAT2_STATE() > 0 && strlen(path) > dirlen + 1 && path[dirlen] == '/') {
-        struct open_how how;
-        memset(&how, 0, sizeof how);
-        how.flags = (unsigned long long)(flags | O_CLOEXEC);
-        how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
-        long fd = syscall(SYS_openat2, dirfd, path + dirlen + 1, &how, sizeof how);
-        if (fd >= 0) return (int)fd;
-        /* EXDEV: the walk would leave the directory (the root may be further up); EAGAIN: a rename raced */
-        if (errno != EXDEV && errno != EAGAIN) return -errno;
-    }
-#else
-    (void)dirfd;
-    (void)dirlen;
-#endif
-    return pn_open_in_root(rootfd, path, flags);
-}
-
 ssize_t pn_read_fd(int fd, char *buf, size_t cap)
 {
     size_t got = 0;
@@ -319,14 +298,8 @@ static int short_read_ends(const char *path)
 
 int pn_read_one(int rootfd, const char *path, size_t limit, pn_buf *out, ssize_t *result, size_t *offset)
 {
-    return pn_read_one_near(rootfd, -1, 0, path, limit, out, result, offset);
-}
-
-int pn_read_one_near(int rootfd, int dirfd, size_t dirlen, const char *path, size_t limit, pn_buf *out,
-                     ssize_t *result, size_t *offset)
-{
     *offset = out->len;
-    int fd = pn_open_near(rootfd, dirfd, dirlen, path, O_RDONLY);
+    int fd = pn_open_in_root(rootfd, path, O_RDONLY);
     if (fd < 0) { *result = fd; return 0; }
     int ends = short_read_ends(path);
     /* read straight into the shared buffer, growing it as needed: the first

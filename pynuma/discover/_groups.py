@@ -11,7 +11,9 @@ exactly the one-by-one result, and a wrong guess only costs a few reads.
 """
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Sequence, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
+    from typing import Callable, List, Optional, Sequence, Tuple
 
 
 def _lowest(bits: int) -> int:

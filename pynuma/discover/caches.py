@@ -6,7 +6,9 @@ files do not parse is skipped with a warning.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
+    from typing import Dict, List, Optional
 
 from .. import _impl
 from ..cpuset import CPUSet
@@ -57,10 +59,6 @@ def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
     width = len(_FIRST_FILES)
     for k, index in enumerate(indices):
         first = (lowest, first_texts[k * width:(k + 1) * width])
-        regular = _regular_index(fs, reported, index, first)
-        if regular is not None:
-            caches.extend(regular)
-            continue
         kind_of: list = []  # [(level, type)] once known for this index
 
         def paths_of(cpu: int, index=index, kind_of=kind_of):
@@ -90,41 +88,6 @@ def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
             return group
 
         _groups.walk(fs, reported, paths_of, place, first)
-    return caches
-
-
-_INSTANCE_FILES = ("size", "id", "shared_cpu_map")
-
-
-def _regular_index(fs, reported: int, index: int, first) -> Optional[List[Cache]]:
-    """Every instance of one cache index in a single native walk, or ``None`` when anything is unusual.
-
-    Taken only when the lowest CPU names the index's level and every
-    instance's mask, size and id parse; then the result is exactly the
-    general walk's (which handles the rest, with its warnings).
-    """
-    lowest, (size_t, id_t, map_t, level_t, type_t) = first
-    if level_t is None or map_t is None:
-        return None
-    try:
-        level = _parse_id(level_t)
-        kind = _parse_type(type_t) if type_t is not None else "Unified"
-        group = (_parse_mask(map_t) & reported) | (1 << lowest)
-    except ValueError:
-        return None
-    rest, complete = fs.group_walk(f"{CPU_DIR}/cpu", f"/cache/index{index}/", _INSTANCE_FILES, 2,
-                                   reported, reported & ~group)
-    if not complete:
-        return None
-    parse_size, parse_id, from_bits = _parse_size, _parse_id, CPUSet.from_bits
-    caches = []
-    try:
-        for _cpu, (size_t, id_t, _map), group in [(lowest, (size_t, id_t, map_t), group)] + rest:
-            size = parse_size(size_t) if size_t is not None and size_t.strip(" \n\x00") else None
-            cache_id = parse_id(id_t) if id_t is not None else None
-            caches.append(Cache(level, kind, size, cache_id, from_bits(group)))
-    except ValueError:
-        return None
     return caches
 
 

@@ -8,7 +8,9 @@ machine-wide hugepage pools.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
+    from typing import Dict, List, Optional
 
 from .. import _impl
 from ..cpuset import CPUSet
