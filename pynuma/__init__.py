@@ -45,7 +45,7 @@ _LAZY = {
     "admit_pod": "pynuma.policy.admit",
     "CPUTopology": "pynuma.policy.cpumanager.topology",
     "load_cpu_topology": "pynuma.topology_file",
-    "take_by_topology": "pynuma.policy.cpumanager.assign",
+    "take_by_topology": "pynuma.policy.cpumanager.take",
     "StaticPolicy": "pynuma.policy.cpumanager.static_policy",
     "CPUState": "pynuma.policy.cpumanager.static_policy",
     "PciDevice": "pynuma.model_devices",

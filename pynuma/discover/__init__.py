@@ -13,7 +13,7 @@ cgroup's ``cpus``) raises :class:`pynuma.errors.ParseError` naming it.
 import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
-    from typing import List, Optional, Tuple, Union
+    from typing import List, Tuple, Union
 
 from ..cpuset import CPUSet
 from ..fsroot import FsRoot

@@ -14,7 +14,7 @@ from .. import _impl
 from ..cpuset import CPUSet
 from ..model import Cache, uncore_of_cpus
 from ..parse import memoized, parse_cache_size, parse_cache_type, parse_int, parse_prefixed_id
-from . import _groups
+from ._groups import walk as _walk_groups
 
 _bitmap = _impl.select("bitmap")
 
@@ -87,7 +87,7 @@ def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
             caches.append(Cache(level, kind, size, cache_id, CPUSet.from_bits(group)))
             return group
 
-        _groups.walk(fs, reported, paths_of, place, first)
+        _walk_groups(fs, reported, paths_of, place, first)
     return caches
 
 

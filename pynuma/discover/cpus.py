@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-
 from .. import _impl
 from ..errors import ParseError
 from ..parse import memoized, parse_int, parse_online_flag, parse_prefixed_id
-from . import _groups as _groups_mod
+from ._groups import members as _group_members, walk as _walk_groups
 
 _bitmap = _impl.select("bitmap")
 
@@ -255,7 +255,7 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
             out[cpu] = gid
             return None
         try:
-            group = _groups_mod.members(parse_mask(mask_text), reported, left, cpu)
+            group = _group_members(parse_mask(mask_text), reported, left, cpu)
         except ValueError as err:
             raise ParseError(fs.host_path(paths_of(cpu)[1]), str(err)) from None
         for member in _bits(group):
@@ -265,7 +265,7 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
 
     cpu0, texts0 = first
     pre = (cpu0, (texts0[id_name], texts0[mask_name])) if id_name in texts0 and mask_name in texts0 else None
-    _groups_mod.walk(fs, remaining, paths_of, place, pre)
+    _walk_groups(fs, remaining, paths_of, place, pre)
     return groups
 
 

@@ -53,10 +53,10 @@ def _slit_matrix(fs, node_ids: Sequence[int], warnings: List[str]) -> Optional[M
     if not fs.exists(SLIT_PATH):
         return None
     try:
-        from . import acpi
+        from .acpi import slit_distances
     except ImportError:
         return None
-    result = acpi.slit_distances(fs, list(node_ids))
+    result = slit_distances(fs, list(node_ids))
     if result is None:
         return None
     warnings.extend(getattr(result, "warnings", ()))

@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 import random
 
-import pytest
-
 from pynuma.fsroot import FsRoot
 from tests.fixtures.paths import both_paths
 from tests.fixtures.sysfs_builder import Machine, cpumask, put, remove
