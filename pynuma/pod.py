@@ -71,7 +71,7 @@ class Container:
 
 @dataclass(frozen=True)
 class Pod:
-    """A pod: identity, priority, containers, init containers, volumes, pod-level resources."""
+    """A pod: identity, priority, containers, init containers, volumes, pod-level resources, overhead."""
 
     name: str
     namespace: str = "default"
@@ -85,6 +85,7 @@ class Pod:
     pod_requests: Optional[Dict[str, Quantity]] = None
     pod_limits: Optional[Dict[str, Quantity]] = None
     status_qos_class: Optional[str] = None
+    overhead: Optional[Dict[str, Quantity]] = None
 
     def all_containers(self) -> Tuple[Container, ...]:
         """Init containers (in order) then app containers."""
@@ -142,6 +143,8 @@ class Pod:
             pod_requests=pod_requests,
             pod_limits=pod_limits,
             status_qos_class=(status.get("qosClass") if isinstance(status, Mapping) else None),
+            overhead=(_resources(spec.get("overhead"), f"{where} overhead") if spec.get("overhead") is not None
+                      else None),
         )
 
 
