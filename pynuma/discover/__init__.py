@@ -22,6 +22,8 @@ from . import caches as _caches, cpus as _cpus, cpuset_cgroup as _cgroup, distan
 
 __all__ = ["discover"]
 
+_tuple_new = tuple.__new__  # a record from all its values (see pynuma._record)
+
 
 def discover(root: "Union[str, FsRoot]" = "/") -> "Topology":
     """Discover CPUs, caches, NUMA nodes, memory, hugepages and distances under ``root``."""
@@ -34,6 +36,16 @@ def discover(root: "Union[str, FsRoot]" = "/") -> "Topology":
 def _discover(fs: "FsRoot") -> "Topology":
     """Every rule, every odd tree, with warnings: the one place a :class:`Topology` is built."""
     warnings: List[str] = []
+    # equal CPU sets (a core's threads and its L1/L2 caches, online and present, ...) are one object
+    shared: dict = {}
+    from_bits = CPUSet.from_bits
+
+    def cpuset(bits: int) -> CPUSet:
+        found = shared.get(bits)
+        if found is None:
+            found = shared[bits] = from_bits(bits)
+        return found
+
     sets = _cpus.read_cpu_sets(fs, warnings)
     allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings)
     reported = sets.online if allowed_cpus is None else sets.online & allowed_cpus
@@ -53,26 +65,26 @@ def _discover(fs: "FsRoot") -> "Topology":
         distances = None
     node_of = _numa.node_of_cpus(nodes)
 
-    caches = _caches.read_caches(fs, reported, warnings)
+    caches = _caches.read_caches(fs, reported, warnings, cpuset)
     uncore = _caches.uncore_caches(caches)
 
-    # one (immutable) sibling set per core, shared by its threads
-    siblings = {n: CPUSet.from_bits(bits) for n, bits in core_members.items()}
+    siblings = [cpuset(core_members[n]) for n in range(len(core_members))]
     package_get, die_get, cluster_get, core_id_get = topo.package.get, topo.die.get, topo.cluster.get, topo.core_id.get
     node_get, uncore_get = node_of.get, uncore.get
-    cpu_records = tuple(
-        CPU(c, True, package_get(c), die_get(c), cluster_get(c), core_id_get(c),
-            core_of[c], node_get(c), siblings[core_of[c]], uncore_get(c))
-        for c in cpu_ids)
-    packages = tuple(Package(pid, CPUSet.from_bits(bits)) for pid, bits in topo.packages)
+    new = _tuple_new
+    cpu_records = tuple([
+        new(CPU, (c, True, package_get(c), die_get(c), cluster_get(c), core_id_get(c), core_of[c], node_get(c),
+                  siblings[core_of[c]], uncore_get(c)))
+        for c in cpu_ids])
+    packages = tuple([new(Package, (pid, cpuset(bits))) for pid, bits in topo.packages])
     devices, net_interfaces = _extras(fs, warnings)
-    result = Topology(
+    return new(Topology, (
         _arch(fs),
-        CPUSet.from_bits(sets.possible),
-        CPUSet.from_bits(sets.present),
-        CPUSet.from_bits(reported),
-        CPUSet.from_bits(sets.offline),
-        CPUSet.from_bits(sets.isolated & reported),
+        cpuset(sets.possible),
+        cpuset(sets.present),
+        cpuset(reported),
+        cpuset(sets.offline),
+        cpuset(sets.isolated & reported),
         cpu_records,
         packages,
         len(core_members),
@@ -82,8 +94,7 @@ def _discover(fs: "FsRoot") -> "Topology":
         devices,
         net_interfaces,
         tuple(warnings),
-    )
-    return result
+    ))
 
 
 def _extras(fs: "FsRoot", warnings: "List[str]") -> "Tuple[tuple, tuple]":

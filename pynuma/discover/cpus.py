@@ -244,20 +244,18 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
         remaining |= 1 << cpu
     parse_mask = _parse_mask
 
-    def paths_of(cpu: int):
-        base = f"{CPU_DIR}/cpu{cpu}/topology/"
-        return (base + id_name, base + mask_name)
+    names = (f"/topology/{id_name}", f"/topology/{mask_name}")
 
     def place(cpu: int, texts, left: int) -> Optional[int]:
         id_text, mask_text = texts
-        gid = _optional_int(fs, paths_of(cpu)[0], id_text, warnings)
+        gid = None if id_text is None else _optional_int(fs, f"{CPU_DIR}/cpu{cpu}{names[0]}", id_text, warnings)
         if mask_text is None:
             out[cpu] = gid
             return None
         try:
             group = _group_members(parse_mask(mask_text), reported, left, cpu)
         except ValueError as err:
-            raise ParseError(fs.host_path(paths_of(cpu)[1]), str(err)) from None
+            raise ParseError(fs.host_path(f"{CPU_DIR}/cpu{cpu}{names[1]}"), str(err)) from None
         for member in _bits(group):
             out[member] = gid
         groups.append((-1 if gid is None else gid, group))
@@ -265,7 +263,7 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
 
     cpu0, texts0 = first
     pre = (cpu0, (texts0[id_name], texts0[mask_name])) if id_name in texts0 and mask_name in texts0 else None
-    _walk_groups(fs, remaining, paths_of, place, pre)
+    _walk_groups(fs, remaining, CPU_DIR + "/cpu", lambda: names, place, pre)
     return groups
 
 

@@ -252,8 +252,3 @@ def attach_net(devices: "Sequence[PciDevice]", interfaces: "Iterable[NetInterfac
         if iface.pci_address is not None:
             names.setdefault(iface.pci_address, []).append(iface.name)
     return tuple(d.replace(net=tuple(sorted(names[d.address]))) if d.address in names else d for d in devices)
-
-
-def from_dict(data) -> "PciDevice":
-    """Loader for saved topologies (``pynuma.model.EXTRA_LOADERS``)."""
-    return PciDevice.from_dict(data)

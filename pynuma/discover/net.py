@@ -138,8 +138,3 @@ def discover_net_netlink(fs: "FsRoot", devices: "Sequence[PciDevice]" = (),
         out.append(NetInterface(name, index, mac, str(state).upper() if state else None,
                                 None if mtu is None else int(mtu), address, node, virtual, "netlink"))
     return tuple(out)
-
-
-def from_dict(data) -> "NetInterface":
-    """Loader for saved topologies (``pynuma.model.EXTRA_LOADERS``)."""
-    return NetInterface.from_dict(data)
