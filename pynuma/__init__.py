@@ -80,6 +80,12 @@ _LAZY = {
     "qos_cgroup_config": "pynuma.policy.cgroupconfig",
     "plan_pod": "pynuma.apply",
     "evict_action": "pynuma.apply",
+    "pod_requests": "pynuma.ledger.requests",
+    "fit": "pynuma.ledger.fit",
+    "FitResult": "pynuma.ledger.fit",
+    "NodeState": "pynuma.ledger.node",
+    "Ledger": "pynuma.ledger.store",
+    "ConflictError": "pynuma.ledger.store",
 }
 
 

@@ -17,6 +17,9 @@ COMMANDS = {
     "hints": ("pynuma.cli.hints", "merge topology hints as the kubelet's Topology Manager would"),
     "admit": ("pynuma.cli.admit", "admit a pod: hints, merged affinity, CPUs and memory it would get"),
     "state": ("pynuma.cli.state", "show, check and fix kubelet cpu/memory manager checkpoint files"),
+    "fit": ("pynuma.cli.fit", "would a pod fit this node now, and why not (scheduler and kubelet reasons)"),
+    "ledger": ("pynuma.cli.ledger", "the node's resource ledger: show, init, assume, bind, forget, expire"),
+    "release": ("pynuma.cli.release", "remove a pod from the node's ledger and free what it holds"),
     "hugepages": ("pynuma.cli.hugepages", "show or set hugepage pools per size and NUMA node"),
     "eviction": ("pynuma.cli.eviction", "eviction signals, thresholds, node conditions and ranked pods"),
     "allocatable": ("pynuma.cli.allocatable", "node allocatable from capacity, reservations and thresholds"),
@@ -71,6 +74,9 @@ def main(argv=None) -> int:
             raise
         print(f"pynuma {name}: error: this command is not available in this build", file=sys.stderr)
         return 1
+    common = sys.modules.get("pynuma.cli._common")  # loaded only by the commands that parse with it
+    if common is not None:
+        common.forget_running()
     try:
         return int(module.main(argv[1:]) or 0)
     except KeyboardInterrupt:
@@ -83,7 +89,9 @@ def main(argv=None) -> int:
         errors = sys.modules.get("pynuma.errors")
         if errors is None or not isinstance(err, errors.PynumaError):
             raise
-        print(f"pynuma {name}: error: {err}", file=sys.stderr)
+        common = sys.modules.get("pynuma.cli._common")
+        prog = common.error_prog(name) if common is not None else f"pynuma {name}"
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return err.exit_code
 
 
