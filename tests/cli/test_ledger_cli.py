@@ -43,20 +43,21 @@ def test_fit_seed_case_an_empty_1gi_pool_refuses_2gi(tmp_path):
 
 
 def test_fit_validates_hugepages_before_fitting(tmp_path):
-    odd = manifest(tmp_path, "odd", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "3Mi"})
-    doc = json.loads(run("fit", odd, "--allocatable", NODE, "--json").stdout)["pods"][0]
-    assert doc["reason"] == "PodInvalid" and any("not positive integer multiple" in e for e in doc["invalid"])
-    alone = manifest(tmp_path, "alone", {"hugepages-2Mi": "4Mi"})
-    doc = json.loads(run("fit", alone, "--allocatable", NODE, "--json").stdout)["pods"][0]
-    assert any("require cpu or memory" in e for e in doc["invalid"])
-    unequal = manifest(tmp_path, "uneq", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"},
-                       requests={"hugepages-2Mi": "2Mi"})
-    doc = json.loads(run("fit", unequal, "--allocatable", NODE, "--json").stdout)["pods"][0]
-    assert any("must be equal to hugepages-2Mi limit" in e for e in doc["invalid"])
+    # what the API server rejects never reaches fit: one line naming the field, exit 2
+    for name, limits, requests, detail in [
+            ("odd", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "3Mi"}, None, "not positive integer multiple"),
+            ("alone", {"hugepages-2Mi": "4Mi"}, None, "require cpu or memory"),
+            ("uneq", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"}, {"hugepages-2Mi": "2Mi"},
+             "must be equal to hugepages-2Mi limit")]:
+        res = run("fit", manifest(tmp_path, name, limits, requests=requests), "--allocatable", NODE, "--json")
+        assert res.returncode == 2 and res.stdout == "", name
+        assert detail in res.stderr and "spec.containers[0].resources" in res.stderr, res.stderr
+        assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
+    # what only the node can refuse (an emptyDir medium no container asks for) is a fit answer
     medium = manifest(tmp_path, "med", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"},
                       volumes=[{"name": "hp", "emptyDir": {"medium": "HugePages-1Gi"}}])
     doc = json.loads(run("fit", medium, "--allocatable", NODE, "--json").stdout)["pods"][0]
-    assert any("medium HugePages-1Gi" in e for e in doc["invalid"])
+    assert doc["reason"] == "PodInvalid" and any("medium HugePages-1Gi" in e for e in doc["invalid"])
     good = manifest(tmp_path, "good", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"},
                     volumes=[{"name": "hp", "emptyDir": {"medium": "HugePages-2Mi"}}])
     assert run("fit", good, "--allocatable", NODE).returncode == 0
