@@ -96,17 +96,26 @@ int main(int argc, char **argv) {
 class Recorder:
     """Wraps the agent's FsRoot and the cgroup walker to note every directory, file and statvfs touched."""
 
+    WRAPPED = ("read_bytes", "read_many", "listdir", "statvfs", "stat")
+
     def __init__(self, agent, root: str) -> None:
         self.agent, self.root, self.lines = agent, root, []
         self.walker = cgwalk._walker
 
     def __enter__(self):
-        fs = self.agent._fs
-        fs.files_read, fs.dirs_listed = [], []
-        self._statvfs, self._stat = fs.statvfs, fs.stat
-        fs.statvfs = lambda path: (self.lines.append("S " + self.root + path), self._statvfs(path))[1]
-        fs.stat = lambda path: (self.lines.append("S " + self.root + path), self._stat(path))[1]
-        rec = self
+        fs, rec = self.agent._fs, self
+
+        def wrap(name, kind):
+            method = getattr(fs, name)
+
+            def recorded(path, *args, **kw):
+                paths = [path] if isinstance(path, str) else list(path)
+                rec.lines += [f"{kind} {rec.root}{p}" for p in paths]
+                return method(path if isinstance(path, str) else paths, *args, **kw)
+            setattr(fs, name, recorded)  # an instance attribute, removed on exit
+
+        for name, kind in zip(self.WRAPPED, "FFDSS"):
+            wrap(name, kind)
 
         class Walker:
             @staticmethod
@@ -119,10 +128,8 @@ class Recorder:
         return self
 
     def __exit__(self, *exc):
-        fs = self.agent._fs
-        self.lines += ["F " + self.root + p for p in fs.files_read] + ["D " + self.root + p for p in fs.dirs_listed]
-        fs.files_read = fs.dirs_listed = None
-        del fs.statvfs, fs.stat
+        for name in self.WRAPPED:
+            delattr(self.agent._fs, name)
         cgwalk._walker = self.walker
 
 

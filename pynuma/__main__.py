@@ -12,7 +12,7 @@ def launch() -> "None":
     from pynuma.cli import main
 
     try:
-        code = main()
+        code = main(owns_process=True)  # only here may a command handle signals itself
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:

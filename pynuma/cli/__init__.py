@@ -46,11 +46,13 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
+def main(argv=None, owns_process: bool = False) -> int:
     """Run one command line and return its exit code.
 
     Safe to embed: it never ends the process and leaves the caller's garbage
     collector, buffered files and ``finally`` blocks as they were.
+    ``owns_process`` is for the launcher alone (:func:`pynuma.__main__.launch`):
+    only then may a command such as ``pynuma agent`` handle SIGTERM itself.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -80,7 +82,7 @@ def main(argv=None) -> int:
     if common is not None:
         common.forget_running()
     global _owns_process
-    _owns_process = ends_process
+    _owns_process = owns_process
     try:
         return int(module.main(argv[1:]) or 0)
     except KeyboardInterrupt:
