@@ -97,21 +97,14 @@ def serve(root: str = "/", config=None, node_name=None, state_dir=None, output_d
 
 
 def _install_stop_handlers(stop: threading.Event):
-    """SIGTERM / SIGINT set ``stop`` -- only when this command owns the process; returns the undo."""
+    """SIGTERM / SIGINT set ``stop`` -- only when the launcher owns the process; returns the undo."""
     from . import owns_process
 
     if not owns_process() or threading.current_thread() is not threading.main_thread():
         return lambda: None
-    import signal
+    from ..__main__ import handle_stop_signals
 
-    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
-    for sig in previous:
-        signal.signal(sig, lambda signum, frame: stop.set())
-
-    def restore() -> None:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    return restore
+    return handle_stop_signals(stop.set)
 
 
 def main(argv) -> int:

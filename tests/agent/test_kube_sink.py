@@ -8,13 +8,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.conformance.vectors import conformance_dir
+
 pytest.importorskip("kubernetes")
 
 from pynuma.agent import AgentConfig, NodeAgent  # noqa: E402
 from pynuma.agent.kube_sink import KubernetesSink  # noqa: E402
 
-CRD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), os.pardir,
-                   "shared", "ecosystem", "noderesourcetopology-crd.yaml")
+# shared/ecosystem sits beside shared/conformance ($PYNUMA_CONFORMANCE_DIR)
+CRD = str(conformance_dir().parent / "ecosystem" / "noderesourcetopology-crd.yaml")
 
 
 class FakeAPI(BaseHTTPRequestHandler):

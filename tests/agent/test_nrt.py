@@ -5,6 +5,8 @@ import json
 import os
 
 import pytest
+
+from tests.conformance.vectors import conformance_dir
 import yaml
 
 from pynuma.agent import AgentConfig, NodeAgent
@@ -12,13 +14,13 @@ from pynuma.cli import main
 from pynuma.export.nrt import build_nrt, legacy_policy
 from pynuma.quantity import Quantity
 
-CRD = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), os.pardir,
-                   "shared", "ecosystem", "noderesourcetopology-crd.yaml")
+# shared/ecosystem sits beside shared/conformance ($PYNUMA_CONFORMANCE_DIR)
+CRD = str(conformance_dir().parent / "ecosystem" / "noderesourcetopology-crd.yaml")
 MI = 1 << 20
 
 
 def _crd():
-    path = os.environ.get("PYNUMA_CRD", CRD)
+    path = CRD
     if not os.path.isfile(path):
         pytest.skip(f"CRD {path} not found")
     pytest.importorskip("jsonschema")

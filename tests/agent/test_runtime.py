@@ -219,7 +219,7 @@ def test_asyncio_run_until_stop_and_until_cancel(node_root):
             await asyncio.wait_for(task, 5)
             renewals = len(sink.leases)
             assert renewals >= 3 and not agent.running
-            task = asyncio.create_task(agent.run())
+            task = asyncio.create_task(agent.run(offload=True))
             await asyncio.sleep(0.1)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
