@@ -221,7 +221,7 @@ def run(topology=None, size: Optional[int] = None, duration: float = 0.5, thread
     mem_nodes = [n.id for n in topology.numa_nodes if n.has_memory] if mem_nodes is None else list(mem_nodes)
     bound = bind.mempolicy_supported()
     if not bound:
-        warnings.append("memory policy unavailable (pure-Python build): only local first-touch memory measured")
+        warnings.append("memory policy unavailable (no native core, no cffi): only local first-touch memory measured")
     pairs = [(i, j) for i in cpu_nodes for j in mem_nodes if bound or i == j]
     lat = [[None] * len(mem_nodes) for _ in cpu_nodes]
     rd = [[None] * len(mem_nodes) for _ in cpu_nodes]
