@@ -41,7 +41,7 @@ class MembenchResult(Record):
     ``normalised``: each row of the latency matrix scaled so that the local
     entry is 10 (SLIT convention); ``firmware``: the firmware/sysfs distances
     for the same pairs, or ``None``.  ``memory_bound`` is False when buffers
-    could not be bound to nodes (pure-Python build): then only first-touch
+    could not be bound to nodes (no native core and no cffi): then only first-touch
     (local) memory was measured.
     """
 
