@@ -15,7 +15,7 @@ from typing import Any, Dict
 from . import _impl
 
 # native areas whose availability is worth reporting (each has a pure twin)
-_AREAS = ("fsread", "bitmap", "acpi", "merge", "cgwalk", "sys", "membench", "jsonout")
+_AREAS = ("fsread", "bitmap", "acpi", "merge", "cgwalk", "sys", "membench", "jsonout", "procs")
 
 
 def features() -> Dict[str, Any]:
