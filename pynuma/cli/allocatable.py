@@ -24,6 +24,10 @@ def _parser():
     p.add_argument("--capacity", metavar="RES=Q,...", help="override discovered capacity entries")
     p.add_argument("--max-pods", metavar="N", type=int, default=110)
     p.add_argument("--kubelet-root", metavar="DIR", default="/var/lib/kubelet")
+    p.add_argument("--pci-resource", action="append", default=[], metavar="MATCH=RESOURCE",
+                   help="offer matching PCI devices as an extended resource (10de=nvidia.com/gpu, "
+                        "class:0302=example.com/gpu); repeatable")
+    p.add_argument("--pci-map", metavar="FILE", help="the same rules as a JSON/YAML list")
     _common.add_root(p)
     _common.add_json(p)
     return p
@@ -66,6 +70,23 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
     return cap
 
 
+def _pci_capacity(fs, args) -> dict:
+    """Extended resources offered by PCI devices under the user's mapping (one unit per device)."""
+    from ..ledger.devices import capacity, offered_devices, parse_rules, rules_from_json
+    from ..quantity import Quantity
+
+    rules = parse_rules(args.pci_resource)
+    if args.pci_map:
+        from ..inputfile import load_items
+
+        rules += rules_from_json(list(load_items(args.pci_map)), args.pci_map)
+    if not rules:
+        return {}
+    from ..discover.devices import discover_devices
+
+    return {name: Quantity(n) for name, n in capacity(offered_devices(discover_devices(fs), rules)).items()}
+
+
 def main(argv) -> int:
     args = _parser().parse_args(argv)
     from ..errors import InputError
@@ -91,6 +112,7 @@ def main(argv) -> int:
         raise InputError(f"--eviction-hard: {err}") from None
     fs = FsRoot(args.root)
     cap = discover_capacity(fs, args.kubelet_root, args.max_pods)
+    cap.update(_pci_capacity(fs, args))
     cap.update(parse_resource_list(args.capacity, "--capacity"))
     validate_node_allocatable(cap, kube, system, hard)
     status_cap = {k: v for k, v in cap.items() if k != "pid"}  # pid is internal: not on the Node object
