@@ -151,15 +151,6 @@ def test_nul_in_a_path_is_an_error_never_a_shorter_path(reader, root, path):
     assert (root / "file").read_text() == "hello\n"
 
 
-def test_nul_in_group_walk_names(reader, root):
-    fd = reader.open_root(str(root))
-    try:
-        got = reader.group_walk(fd, "d/cpu", "/", ("in\0ner", "x"), 0, 0b110, 0b110)
-        assert got == ([(1, [None, None], None)], False)
-    finally:
-        reader.close_root(fd)
-
-
 def test_fifo_with_a_writer_attached_is_still_refused(reader, root):
     # a writer that never writes: a blocking read would wait for it
     wfd = os.open(root / "fifo", os.O_RDWR | os.O_NONBLOCK)
