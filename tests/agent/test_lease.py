@@ -87,7 +87,7 @@ def test_processes_elect_one_holder_and_a_standby_takes_over_after_kill_9(tmp_pa
     path, log = str(tmp_path / "lease.json"), str(tmp_path / "log.jsonl")
     env = dict(os.environ, PYTHONPATH=PROJECT)
     procs = {ident: subprocess.Popen([sys.executable, "-c", CANDIDATE, path, ident, str(duration), str(renew),
-                                      "8", log], env=env)
+                                      "30", log], env=env)
              for ident in ("a", "b", "c")}
     try:
         deadline = time.time() + 10
