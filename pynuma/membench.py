@@ -65,8 +65,12 @@ def parse_size(text: str) -> int:
     """``"64M"``, ``"64MiB"``, ``"1g"``, ``"65536"`` -> bytes (binary multiples); ``InputError`` otherwise."""
     m = _SIZE.match(str(text))
     if m is None or (m.group(3) and not m.group(2) and m.group(3) != "B" and m.group(3) != "b"):
-        raise InputError(f"size {text!r}: expected a number with an optional K, M, G or T suffix")
-    return int(m.group(1)) << _SHIFT[m.group(2).lower()]
+        raise InputError(f"size {str(text)[:40]!r}: expected a number with an optional K, M, G or T suffix")
+    digits = m.group(1).lstrip("0") or "0"
+    size = int(digits) << _SHIFT[m.group(2).lower()] if len(digits) <= 19 else 1 << 64
+    if size >= 1 << 63:  # checked on the digits first: thousands of them are never converted
+        raise InputError(f"size {str(text)[:40]!r}: too large")
+    return size
 
 
 # -- single measurements ------------------------------------------------

@@ -126,8 +126,13 @@ class Pod:
             pod_requests = _resources(pod_res.get("requests"), f"{where} resources.requests")
             pod_limits = _resources(pod_res.get("limits"), f"{where} resources.limits")
         priority = spec.get("priority")
-        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
-            raise InputError(f"{where}: priority must be an integer")
+        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)
+                                     or not -(1 << 31) <= priority < 1 << 31):
+            raise InputError(f"{where}: priority must be an int32")
+        grace = spec.get("terminationGracePeriodSeconds")
+        if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)
+                                  or not -(1 << 63) <= grace < 1 << 63):
+            raise InputError(f"{where}: terminationGracePeriodSeconds must be an int64")
         volumes = spec.get("volumes") or []
         return cls(
             name=name,

@@ -84,10 +84,16 @@ def main(argv=None, ends_process: bool = False) -> int:
         # a PynumaError was defined by pynuma.errors, so that module is loaded when one is raised;
         # a command that raises none does not pay for importing it
         errors = sys.modules.get("pynuma.errors")
-        if errors is None or not isinstance(err, errors.PynumaError):
-            raise
-        print(f"pynuma {name}: error: {err}", file=sys.stderr)
-        return err.exit_code
+        if errors is not None and isinstance(err, errors.PynumaError):
+            print(f"pynuma {name}: error: {err}", file=sys.stderr)
+            return err.exit_code
+        if isinstance(err, OSError):
+            # the machine said no (a directory that cannot be written, a file that went away):
+            # an operational failure, told in one line naming the file
+            where = f"{err.filename}: " if err.filename is not None else ""
+            print(f"pynuma {name}: error: {where}{err.strerror or err}", file=sys.stderr)
+            return 1
+        raise
 
 
 def run(argv=None):

@@ -79,9 +79,14 @@ def _parse_bool(name: str, value: str) -> bool:
 
 def _parse_int(name: str, value: str) -> int:
     text = value[1:] if value[:1] in "+-" else value
+    shown = value if len(value) <= 40 else value[:32] + "..."
     if not text.isdigit() or not text.isascii():
         raise InputError(f'unable to convert policy option to integer "{name}": '
-                         f'strconv.Atoi: parsing "{value}": invalid syntax')
+                         f'strconv.Atoi: parsing "{shown}": invalid syntax')
+    # Go's int is 64 bits; checking the length first never converts thousands of digits
+    if len(text.lstrip("0")) > 19 or not -(1 << 63) <= int(value) < 1 << 63:
+        raise InputError(f'unable to convert policy option to integer "{name}": '
+                         f'strconv.Atoi: parsing "{shown}": value out of range')
     return int(value)
 
 
