@@ -30,10 +30,14 @@ def main(argv) -> int:
     args = p.parse_args(argv)
     if args.cpus is None and args.cpunodebind is None and args.migrate is None:
         p.error("nothing to do: give --cpus, --cpunodebind and/or --migrate")
+    if args.pid <= 0:
+        p.error(f"argument pid: {args.pid} is not a process id")
     from ..limits import PID_MAX_LIMIT
 
-    if not 0 < args.pid <= PID_MAX_LIMIT:
-        p.error(f"argument pid: {str(args.pid)[:40]} is not a process id (1 to {PID_MAX_LIMIT})")
+    if args.pid > PID_MAX_LIMIT:  # no process can have it (and a syscall could not take it)
+        from ..errors import NoSuchProcess
+
+        raise NoSuchProcess(f"pid {str(args.pid)[:40]}: no such process (pids end at {PID_MAX_LIMIT})")
     from .. import bind
     from ..errors import InputError
     from ..fsroot import FsRoot
