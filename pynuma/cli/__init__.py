@@ -85,15 +85,22 @@ def main(argv=None, ends_process: bool = False) -> int:
         # a command that raises none does not pay for importing it
         errors = sys.modules.get("pynuma.errors")
         if errors is not None and isinstance(err, errors.PynumaError):
-            print(f"pynuma {name}: error: {err}", file=sys.stderr)
+            _say_error(name, str(err))
             return err.exit_code
         if isinstance(err, OSError):
             # the machine said no (a directory that cannot be written, a file that went away):
             # an operational failure, told in one line naming the file
             where = f"{err.filename}: " if err.filename is not None else ""
-            print(f"pynuma {name}: error: {where}{err.strerror or err}", file=sys.stderr)
+            _say_error(name, f"{where}{err.strerror or err}")
             return 1
         raise
+
+
+def _say_error(name: str, message: str) -> None:
+    """One line on stderr: names in ``message`` (paths, file content) may hold newlines or escapes."""
+    from ._common import printable
+
+    print(f"pynuma {name}: error: {printable(message)}", file=sys.stderr)
 
 
 def run(argv=None):

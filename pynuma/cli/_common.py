@@ -36,6 +36,19 @@ def add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
 
 
+# C0 and C1 controls, DEL, and the invisible marks that reorder or split text (bidi overrides, line
+# and paragraph separators): a name read from a machine or a file must never drive the terminal
+_CONTROL = "".join(map(chr, [*range(0x20), *range(0x7f, 0xa0), 0x200e, 0x200f, *range(0x2028, 0x202f),
+                             *range(0x2066, 0x206a)]))
+_ESCAPES = {ord(c): f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in _CONTROL}
+_ESCAPES_KEEP_LINES = {k: v for k, v in _ESCAPES.items() if k != 0x0a}
+
+
+def printable(text: str, lines: bool = False) -> str:
+    """``text`` with control characters written as ``\\xNN`` (``lines``: newlines kept) for a terminal."""
+    return text.translate(_ESCAPES_KEEP_LINES if lines else _ESCAPES)
+
+
 def print_json(obj) -> None:
     """Write ``obj`` as JSON to stdout, followed by a newline."""
     sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False))

@@ -21,7 +21,10 @@ def _num(v: Optional[int]) -> str:
 
 
 def main(argv: List[str]) -> int:
-    from ._common import add_json, add_root, parser, print_json
+    from ._common import add_json, add_root, parser, print_json, printable
+
+    def say(line: str) -> None:
+        print(printable(line))  # names come from directory names: escape what would drive the terminal
 
     p = parser("cgroups", "Cgroup mode, kubelet driver, and usage of every pod and container cgroup.")
     add_root(p)
@@ -52,11 +55,11 @@ def main(argv: List[str]) -> int:
                      for pd in pods],
         })
         return 0
-    print(f"mode: {layout.mode} (kubelet reads cgroup v{layout.version})   driver: {layout.driver or '-'}   "
-          f"kubepods: {layout.kubepods or '-'}")
+    say(f"mode: {layout.mode} (kubelet reads cgroup v{layout.version})   driver: {layout.driver or '-'}   "
+        f"kubepods: {layout.kubepods or '-'}")
     if args.explain:
         for r in layout.reasons:
-            print(f"  - {r}")
+            say(f"  - {r}")
     if root is not None:
         print(f"node root: usage {_mib(root.memory_usage)}  working set {_mib(root.memory_working_set)}  "
               f"capacity {_mib(root.memory_limit)}")
@@ -73,7 +76,7 @@ def main(argv: List[str]) -> int:
                                                for c in pd.containers]
         for name, qos, s in rows:
             cpu = "-" if s.cpu_usage_ns is None else f"{s.cpu_usage_ns / 1e9:.1f}"
-            print(f"{name:<40} {qos:<10} {_mib(s.memory_working_set):>10} {_mib(s.memory_usage):>10} "
+            say(f"{name:<40} {qos:<10} {_mib(s.memory_working_set):>10} {_mib(s.memory_usage):>10} "
                   f"{_mib(s.memory_limit):>10} {_mib(s.memory_rss):>10} {_num(s.pids_current):>5} {cpu:>9}")
             for prob in s.problems:
                 print(f"{'':<40} warning: {prob} unreadable or garbage, dropped")

@@ -76,6 +76,10 @@ def read_cpu_sets(fs, warnings: List[str], texts: Optional[Sequence[Optional[str
         text = texts[name]
         sets[name] = None if text is None else _cpulist(fs, path, text)
     online = sets["online"]
+    if online == 0:
+        # a running kernel has at least one CPU online: an empty (or all-NUL) file says nothing
+        warnings.append(f"{fs.host_path(_SET_PATHS[0])}: lists no CPU; online CPUs taken from the cpuN directories")
+        online = None
     if online is None:
         online, listed = _online_from_dirs(fs)
         sets["possible"] = sets["possible"] if sets["possible"] is not None else listed
