@@ -143,9 +143,17 @@ def _probe_names(fs, cpus: List[int]) -> Tuple[Optional[Dict[str, Optional[str]]
     return None, -1, dropped
 
 
+# Reported sets larger than this are first checked against the cpuN directories (one listing)
+_LIST_ABOVE = 256
+
+
 def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
     """Per-CPU topology of the ``reported`` CPUs (bitmap); CPUs without a topology dir are dropped."""
     topo = CpuTopology()
+    if reported.bit_count() > _LIST_ABOVE:
+        # a CPU without a cpuN directory has no topology directory either (dropped below anyway):
+        # one listing keeps the work to the CPUs present, however many a 10-byte cpu/online claims
+        reported &= sum(1 << i for i in (parse_prefixed_id(n, "cpu") for n in fs.listdir(CPU_DIR)) if i is not None)
     cpus = list(_bits(reported))
     probe, probe_cpu, dropped = _probe_names(fs, cpus)
     if probe is None:
