@@ -40,13 +40,13 @@ class KubeletConfig:
 
     def thresholds(self):
         """Every eviction threshold this configuration sets (kubelet ``ParseThresholdConfig``)."""
-        from ..policy.eviction.thresholds import parse_threshold_config
+        from ..policy.eviction.thresholds import ThresholdError, parse_threshold_config
 
         try:
             return parse_threshold_config(self.enforce_node_allocatable, self.eviction_hard, self.eviction_soft,
                                           self.eviction_soft_grace_period, self.eviction_minimum_reclaim)
-        except InputError as err:
-            raise InputError(f"{self.source}: {err}" if self.source else str(err)) from None
+        except ThresholdError as err:
+            raise InputError(err.describe(self.source or "kubelet configuration")) from None
 
     def hard_thresholds(self):
         """Only the hard thresholds, without min-reclaim or allocatable copies (what node allocatable uses)."""

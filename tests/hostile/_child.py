@@ -1,7 +1,7 @@
 """Run ``pynuma ARGV`` in a child process, cheaply, with a memory cap and a deadline.
 
 ``forked(argv)`` forks this (already imported) interpreter and runs the
-launcher's entry point, :func:`pynuma.cli.run`, in the child as ``python -m
+launcher's entry point, :func:`pynuma.__main__.launch`, in the child as ``python -m
 pynuma`` would; an exception that escapes is printed as the interpreter
 prints it (a traceback) and exits 1.  It saves the 0.2-0.5 s interpreter
 start of each case, so a corpus of hundreds of cases stays inside the CI
@@ -46,9 +46,9 @@ def _child(argv, out, err, timeout: float, mem: int) -> None:  # pragma: no cove
         sys.stdout = open(1, "w", closefd=False)
         sys.stderr = open(2, "w", closefd=False)
         sys.argv = ["pynuma", *argv]
-        from pynuma.cli import run
+        from pynuma.__main__ import launch  # what bin/pynuma and python -m pynuma run
 
-        run(list(argv))
+        launch()
         code = 0
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
