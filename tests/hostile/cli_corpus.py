@@ -165,7 +165,9 @@ def cases() -> List[Tuple[str, List[str]]]:
     c += _file_cases("admit-devices", ["admit", "{POD_JSON}", "--topology", "{TOPO_JSON}", "--devices", "@F"], "@F")
     c += _file_cases("qos-pod", ["qos", "@F", "--memory-capacity", "64Gi"], "@F")
     c += _file_cases("state-show", ["state", "show", "@F"], "@F")
-    c += _file_cases("state-check", ["state", "check", "@F", "--topology", "{TOPO_JSON}"], "@F")
+    # a directory is a state directory to check, not a bad file
+    c += _file_cases("state-check", ["state", "check", "@F", "--topology", "{TOPO_JSON}"], "@F",
+                     kinds=[k for k in BAD_KIND if k != "DIR"] + [k.upper() for k in BAD_CONTENT])
     c += _file_cases("eviction-pods", ["eviction", "--pods", "@F"], "@F")
     c += _file_cases("eviction-stats", ["eviction", "--stats", "@F"], "@F")
     # an empty KubeletConfiguration is all defaults, as the kubelet reads it: not bad input
