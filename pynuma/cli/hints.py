@@ -12,7 +12,8 @@
 NUMA nodes (and distances, for ``prefer-closest-numa-nodes``) come from
 ``--topology FILE`` (saved ``pynuma topology --json`` or the kubelet-style
 CPU topology form), ``--root DIR`` or the live host.  Prints
-``{"hint": {"numa": [...] | null, "preferred": bool}, "admit": bool}``.
+``{"hint": {"numa": [...] | null, "preferred": bool}, "admit": bool, "exact": bool}``
+(``exact`` false: on a huge machine the merge answered from its bounded search).
 Unknown policy or option, or a malformed hints file: one line, exit 2.
 """
 from __future__ import annotations
@@ -83,6 +84,6 @@ def main(argv) -> int:
     providers = load_hints_file(args.hints)
     info = numa_info_for(args.topology, args.root)
     manager = TopologyManager.create(info, args.policy, args.scope, options)
-    hint, admit = manager.merge(providers)
-    print_json({"hint": hint.to_json(), "admit": admit})
+    hint, admit, exact = manager.merge_ex(providers)
+    print_json({"hint": hint.to_json(), "admit": admit, "exact": exact})
     return 0

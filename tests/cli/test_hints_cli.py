@@ -41,13 +41,13 @@ def test_restricted_rejects_unaligned_and_says_so(tmp_path, topo):
                               {"memory": [H([1], True), H([0, 1], False)]}])
     out = run("merge", "--policy", "restricted", "--hints", hints, "--topology", topo)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout) == {"hint": H([0], False), "admit": False}
+    assert json.loads(out.stdout) == {"hint": H([0], False), "admit": False, "exact": True}
 
 
 def test_aligned_hints_are_admitted(tmp_path, topo):
     hints = _hints(tmp_path, [{"cpu": [H([1], True), H([0, 1], False)]}, {"memory": [H([1], True)]}])
     out = run("merge", "--policy", "single-numa-node", "--hints", hints, "--topology", topo)
-    assert json.loads(out.stdout) == {"hint": H([1], True), "admit": True}
+    assert json.loads(out.stdout) == {"hint": H([1], True), "admit": True, "exact": True}
 
 
 def test_prefer_closest_uses_the_topology_distances(tmp_path, topo):
@@ -66,7 +66,7 @@ def test_topologies_json_minimal_form_is_accepted(tmp_path):
                                 "cpus": _cpus(2), "distances": None}))
     hints = _hints(tmp_path, [{}, {"x": []}])
     out = run("merge", "--policy", "best-effort", "--hints", hints, "--topology", str(path))
-    assert json.loads(out.stdout) == {"hint": H([0, 1], False), "admit": True}
+    assert json.loads(out.stdout) == {"hint": H([0, 1], False), "admit": True, "exact": True}
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -99,4 +99,4 @@ def test_more_nodes_than_allowed_needs_the_option(tmp_path):
     assert refused.returncode == 2 and "more than 8 NUMA Nodes" in refused.stderr
     ok = run("merge", "--policy", "restricted", "--option", "max-allowable-numa-nodes=16", "--hints", hints,
              "--topology", str(path))
-    assert json.loads(ok.stdout) == {"hint": H([9], True), "admit": True}
+    assert json.loads(ok.stdout) == {"hint": H([9], True), "admit": True, "exact": True}
