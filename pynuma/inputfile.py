@@ -15,9 +15,12 @@ pynuma.errors.InputError: /nonexistent.json: No such file or directory
 from __future__ import annotations
 
 import json
-from typing import Any, List
 
 from .errors import InputError, ParseError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Any, List
 
 
 def read_text(path: str) -> str:

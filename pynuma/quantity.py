@@ -8,9 +8,12 @@ to an integer as Kubernetes' ``Value()`` does; ``milli_value()`` likewise.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Union
 
 from .errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Union
 
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}

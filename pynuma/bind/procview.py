@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import re
-from typing import Dict, Optional
 
 from ..cpuset import CPUSet
 from ..fsroot import FsRoot
 from ._ids import host
 from .mempolicy import MemPolicy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Optional
 
 _POLICY = re.compile(r"(default|prefer \(many\)|weighted interleave|prefer|bind|interleave|local)"
                      r"(?:=([a-z|,]+))?(?::([0-9,\-]+))?")

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
+from .._dataclass import dataclass, field
 from ..errors import ParseError, Unsupported
 from ..fsroot import FsRoot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, List, Optional, Tuple
 
 log = logging.getLogger("pynuma.cgroups")
 

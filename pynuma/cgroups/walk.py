@@ -12,9 +12,9 @@ not available (controller off, file missing).  ``UNLIMITED`` = no limit.
 from __future__ import annotations
 
 import gc
-from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .. import _impl
+from .._dataclass import NamedTuple
 from ..errors import PynumaError, Unsupported
 from ..fsroot import FsRoot
 from . import v1, v2
@@ -22,6 +22,10 @@ from ._spec import (ANON, CONTAINER, CPU_NS, FILE, HUGETLB0, INACTIVE_FILE, LIMI
                     PIDS_MAX, POD, UNLIMITED, USAGE, huge_sizes_from_listing, parse_int, parse_keyed,
                     working_set)
 from .detect import CgroupLayout, detect
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, List, Optional, Tuple
 
 _walker = _impl.select("cgwalk")
 

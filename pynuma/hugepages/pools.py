@@ -12,13 +12,16 @@ and Kubernetes capacity (``hugepages-2Mi`` quantities per node and in total).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
+from .._dataclass import dataclass, field
 from ..errors import InputError
 from ..quantity import BINARY_SI, Quantity
 from .cmdline import CmdlineHugepages, parse_size_kb, read_cmdline
 from .resources import PREFIX, resource_name_for_kb
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 GLOBAL_DIR = "/sys/kernel/mm/hugepages"
 NODES_DIR = "/sys/devices/system/node"

@@ -13,10 +13,9 @@ for hugepages must also ask for cpu or memory.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
+from .._dataclass import dataclass
 from ..errors import InputError
 from ..quantity import BINARY_SI, Quantity
 
@@ -25,7 +24,11 @@ PREFIX = "hugepages-"
 # native resources except hugepages; extended resources never overcommit).
 _QOS_COMPUTE = ("cpu", "memory")
 
-QuantityLike = Union[Quantity, str, int]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
+
+    QuantityLike = Union[Quantity, str, int]
 
 
 def is_hugepage_resource_name(name: str) -> bool:

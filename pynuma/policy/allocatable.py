@@ -13,17 +13,22 @@ part out (the allocatableMemory.available threshold covers it).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Dict, Iterable, List, Mapping, Optional
 
 from ..errors import InputError
 from ..quantity import Quantity
 from .eviction.signals import MEMORY_AVAILABLE, NODEFS_AVAILABLE, OP_LESS_THAN
 from .eviction.thresholds import Threshold
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Iterable, List, Optional
+
+    Resources = Mapping[str, Quantity]
+
 RESERVABLE = ("cpu", "memory", "ephemeral-storage", "pid")
 HUGEPAGES_PREFIX = "hugepages-"
-Resources = Mapping[str, Quantity]
 
 
 def validate_reserved(reserved: Resources, what: str = "kube-reserved") -> Dict[str, Quantity]:

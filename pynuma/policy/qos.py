@@ -12,10 +12,13 @@ resources alone decide.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Dict, Iterable, Mapping, Optional, Tuple
 
 from ..pod import Container, Pod
 from ..quantity import Quantity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Iterable, Mapping, Optional, Tuple
 
 GUARANTEED, BURSTABLE, BEST_EFFORT = "Guaranteed", "Burstable", "BestEffort"
 QOS_CLASSES = (GUARANTEED, BURSTABLE, BEST_EFFORT)

@@ -14,11 +14,14 @@ filesystem it would live on), and :attr:`FsStats.measured_at` says so.
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
-from typing import Dict, Optional
 
+from .._dataclass import asdict, dataclass
 from ..errors import from_oserror
 from ..fsroot import FsRoot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Optional
 
 KUBELET_ROOT = "/var/lib/kubelet"
 # Image stores of the common runtimes: the first that exists is imagefs by default.

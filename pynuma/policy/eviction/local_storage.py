@@ -5,14 +5,18 @@ on; every offending pod is evicted in the same pass, with grace 1 s.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Mapping, Optional
 
 from ...pod import Pod
 from ...quantity import Quantity
 from .messages import container_ephemeral_message, empty_dir_message, pod_ephemeral_message
 from .podstats import PodStats
 from .signals import EPHEMERAL_STORAGE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Optional
 
 
 def _pod_limit(pod: Pod, resource: str) -> Optional[Fraction]:

@@ -8,8 +8,8 @@ breaks remaining ties.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
-from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ...pod import Container, Pod
 from .podstats import ContainerStats, FsUsage, PodStats  # noqa: F401 - re-exported
@@ -23,7 +23,17 @@ from .signals import (
 FS_ROOT, FS_LOGS, FS_LOCAL_VOLUME, FS_IMAGES = "root", "logs", "localVolumeSource", "images"
 
 
-StatsFunc = Callable[[Pod], Optional[PodStats]]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Callable, Dict, List, Optional, Sequence
+
+    StatsFunc = Callable[[Pod], Optional[PodStats]]
+    RankFunc = Callable[[Sequence[Pod], StatsFunc], List[Pod]]
+    KeyFunc = Callable[[Pod], tuple]
+else:  # the aliases, spelled out (typing not imported)
+    StatsFunc = "Callable[[Pod], Optional[PodStats]]"
+    RankFunc = "Callable[[Sequence[Pod], StatsFunc], List[Pod]]"
+    KeyFunc = "Callable[[Pod], tuple]"
 
 
 def stats_lookup(stats: Mapping[str, PodStats]) -> StatsFunc:
@@ -100,8 +110,6 @@ def pod_disk_usage(stats: PodStats, pod: Pod, measured: Sequence[str]) -> Dict[s
 # The chains above, as sort keys computed once per pod (the comparators are
 # consistent, so a stable key sort gives the same order in O(n log n) cheap
 # tuple comparisons instead of recomputing requests and usage per comparison).
-RankFunc = Callable[[Sequence[Pod], StatsFunc], List[Pod]]
-KeyFunc = Callable[[Pod], tuple]
 
 
 def _stat_key(stats: StatsFunc, value) -> KeyFunc:

@@ -11,9 +11,12 @@ import math
 import re
 import struct
 from fractions import Fraction
-from typing import Dict, Optional
 
 from ...errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Optional
 
 
 def float32(x: float) -> float:
