@@ -1,18 +1,21 @@
 """Kubernetes resource quantities (``500m``, ``2Gi``, ``1e3``, ``100M``).
 
-Values are exact (``fractions.Fraction``).  ``Quantity.value()`` rounds up
-to an integer as Kubernetes' ``Value()`` does; ``milli_value()`` likewise.
+Values are exact: ``amount`` is an ``int`` when whole, else a
+``fractions.Fraction`` (so whole quantities -- bytes, pages, CPUs -- never
+import ``fractions``, which costs a command ~10 ms).  ``Quantity.value()``
+rounds up to an integer as Kubernetes' ``Value()`` does; ``milli_value()`` likewise.
 ``str()`` gives the canonical form the kubelet prints (``1536Mi``, ``2Gi``,
 ``500m``).
 """
 from __future__ import annotations
 
-from fractions import Fraction
+import sys
 
 from .errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from fractions import Fraction
     from typing import Union
 
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
@@ -27,13 +30,36 @@ def _ceil(x: Fraction) -> int:
     return -((-x.numerator) // x.denominator)
 
 
+def _fraction(*args):
+    """``fractions.Fraction(*args)``, importing fractions on first need."""
+    from fractions import Fraction
+
+    return Fraction(*args)
+
+
+def _exact(amount):
+    """``amount`` as an exact number: an int when whole, else a Fraction (bool counts as int)."""
+    if type(amount) is int:
+        return amount
+    if isinstance(amount, int):
+        return int(amount)
+    amount = _fraction(amount)
+    return amount.numerator if amount.denominator == 1 else amount
+
+
+def _is_fraction(x) -> bool:
+    # a Fraction exists only once fractions was imported: no need to import it to ask
+    fractions = sys.modules.get("fractions")
+    return fractions is not None and isinstance(x, fractions.Fraction)
+
+
 class Quantity:
     """An exact Kubernetes quantity with the format it was written in."""
 
     __slots__ = ("amount", "format")
 
     def __init__(self, amount: Union[int, Fraction], format: str = DECIMAL_SI) -> None:
-        object.__setattr__(self, "amount", Fraction(amount))
+        object.__setattr__(self, "amount", _exact(amount))
         object.__setattr__(self, "format", format)
 
     def __setattr__(self, name, value):
@@ -49,7 +75,7 @@ class Quantity:
         if isinstance(text, int):
             return cls(text)
         if isinstance(text, float):
-            return cls(Fraction(repr(text)))
+            return cls(_fraction(repr(text)))
         if not isinstance(text, str):
             raise InputError(f"invalid quantity {text!r}")
         amount, fmt = _parse(text.strip())
@@ -76,7 +102,7 @@ class Quantity:
     def __eq__(self, other):
         if isinstance(other, Quantity):
             return self.amount == other.amount
-        if isinstance(other, (int, Fraction)):
+        if isinstance(other, int) or _is_fraction(other):
             return self.amount == other
         return NotImplemented
 
@@ -114,7 +140,7 @@ class Quantity:
 def _amount(other) -> Fraction:
     if isinstance(other, Quantity):
         return other.amount
-    return Fraction(other)
+    return _exact(other)
 
 
 def _parse(text: str):
@@ -140,23 +166,32 @@ def _parse(text: str):
         raise InputError(f"invalid quantity {text!r}: no number")
     if not s[:i].isascii():
         raise InputError(f"invalid quantity {text!r}")
-    number = Fraction(int(int_part or "0")) + (Fraction(int(frac_part), 10 ** len(frac_part)) if frac_part else 0)
+    number = int(int_part or "0")
+    if frac_part:
+        number = _exact(number + _fraction(int(frac_part), 10 ** len(frac_part)))
     suffix = s[i:]
     if suffix in _BINARY:
         return sign * number * (1024 ** _BINARY[suffix]), BINARY_SI
     if suffix in _DECIMAL:
-        return sign * number * Fraction(10) ** _DECIMAL[suffix], DECIMAL_SI
+        return sign * _scaled(number, _DECIMAL[suffix]), DECIMAL_SI
     if suffix[:1] in ("e", "E"):
         exp = suffix[1:]
         body = exp[1:] if exp[:1] in "+-" else exp
         if body.isdigit() and body.isascii():
-            return sign * number * Fraction(10) ** int(exp), DECIMAL_EXPONENT
+            return sign * _scaled(number, int(exp)), DECIMAL_EXPONENT
     raise InputError(f"invalid quantity {text!r}: unknown suffix {suffix!r}")
+
+
+def _scaled(number, exp: int):
+    """``number * 10**exp`` exactly (a Fraction only when the result is not whole)."""
+    if exp >= 0:
+        return number * 10 ** exp
+    return _exact(_fraction(number) / 10 ** -exp)
 
 
 def format_quantity(amount: Fraction, fmt: str = DECIMAL_SI) -> str:
     """Canonical Kubernetes text of an exact amount in the given format."""
-    amount = Fraction(amount)
+    amount = _exact(amount)
     if amount == 0:
         return "0"
     sign = "-" if amount < 0 else ""

@@ -13,8 +13,6 @@ for hugepages must also ask for cpu or memory.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 from .._dataclass import dataclass
 from ..errors import InputError
 from ..quantity import BINARY_SI, Quantity
@@ -26,6 +24,7 @@ _QOS_COMPUTE = ("cpu", "memory")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from fractions import Fraction
     from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
     QuantityLike = Union[Quantity, str, int]
@@ -171,5 +170,5 @@ def capacity_from_machine_info(num_cores: int, memory_bytes: int,
     }
     for size_kb, pages in hugepages:
         name = resource_name_for_kb(size_kb)
-        cap[name] = Quantity(Fraction(int(size_kb) * 1024 * int(pages)), BINARY_SI)
+        cap[name] = Quantity(int(size_kb) * 1024 * int(pages), BINARY_SI)
     return cap

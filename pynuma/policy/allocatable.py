@@ -14,7 +14,6 @@ part out (the allocatableMemory.available threshold covers it).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 
 from ..errors import InputError
 from ..quantity import Quantity
@@ -23,6 +22,7 @@ from .eviction.thresholds import Threshold
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from fractions import Fraction
     from typing import Dict, Iterable, List, Optional
 
     Resources = Mapping[str, Quantity]
@@ -61,7 +61,7 @@ def node_allocatable_reservation(capacity: Resources, kube_reserved: Resources, 
     eviction = hard_eviction_reservation(hard_thresholds, capacity)
     out: Dict[str, Quantity] = {}
     for k in capacity:
-        total = Fraction(0)
+        total = 0
         fmt = None
         for src in (system_reserved, kube_reserved, eviction):
             q = src.get(k)
@@ -74,7 +74,7 @@ def node_allocatable_reservation(capacity: Resources, kube_reserved: Resources, 
 
 
 def _hugepages_total(capacity: Resources) -> Fraction:
-    return sum((q.amount for k, q in capacity.items() if k.startswith(HUGEPAGES_PREFIX)), Fraction(0))
+    return sum((q.amount for k, q in capacity.items() if k.startswith(HUGEPAGES_PREFIX)), 0)
 
 
 def node_allocatable_enforced(capacity: Resources, kube_reserved: Resources,
@@ -88,7 +88,7 @@ def node_allocatable_enforced(capacity: Resources, kube_reserved: Resources,
         v = cap.amount - (system_reserved.get(k, Quantity(0)).amount) - (kube_reserved.get(k, Quantity(0)).amount)
         if k == "memory":
             v -= _hugepages_total(capacity)
-        out[k] = Quantity(max(v, Fraction(0)), cap.format)
+        out[k] = Quantity(max(v, 0), cap.format)
     return out
 
 
@@ -99,11 +99,11 @@ def node_status_allocatable(capacity: Resources, kube_reserved: Resources, syste
     out: Dict[str, Quantity] = {}
     for k, cap in capacity.items():
         v = cap.amount - (reservation[k].amount if k in reservation else 0)
-        out[k] = Quantity(max(v, Fraction(0)), cap.format)
+        out[k] = Quantity(max(v, 0), cap.format)
     if "memory" in out:
         for k, cap in capacity.items():
             if k.startswith(HUGEPAGES_PREFIX):
-                out["memory"] = Quantity(max(out["memory"].amount - cap.amount, Fraction(0)), out["memory"].format)
+                out["memory"] = Quantity(max(out["memory"].amount - cap.amount, 0), out["memory"].format)
     return out
 
 

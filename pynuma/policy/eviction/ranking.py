@@ -9,7 +9,6 @@ breaks remaining ties.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 
 from ...pod import Container, Pod
 from .podstats import ContainerStats, FsUsage, PodStats  # noqa: F401 - re-exported
@@ -25,6 +24,7 @@ FS_ROOT, FS_LOGS, FS_LOCAL_VOLUME, FS_IMAGES = "root", "logs", "localVolumeSourc
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from fractions import Fraction
     from typing import Callable, Dict, List, Optional, Sequence
 
     StatsFunc = Callable[[Pod], Optional[PodStats]]
@@ -44,7 +44,7 @@ def stats_lookup(stats: Mapping[str, PodStats]) -> StatsFunc:
 # -- requests ----------------------------------------------------------------
 def _request(c: Container, resource: str) -> Fraction:
     q = c.request(resource)
-    return q.amount if q is not None else Fraction(0)
+    return q.amount if q is not None else 0
 
 
 def pod_request(pod: Pod, resource: str) -> Fraction:
@@ -55,9 +55,9 @@ def pod_request(pod: Pod, resource: str) -> Fraction:
     """
     if pod.pod_requests and resource in ("cpu", "memory") and resource in pod.pod_requests:
         return pod.pod_requests[resource].amount
-    total = sum((_request(c, resource) for c in pod.containers), Fraction(0))
-    sidecars = Fraction(0)
-    init_peak = Fraction(0)
+    total = sum((_request(c, resource) for c in pod.containers), 0)
+    sidecars = 0
+    init_peak = 0
     for c in pod.init_containers:
         r = _request(c, resource)
         if c.is_sidecar:
