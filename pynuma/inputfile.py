@@ -14,8 +14,6 @@ pynuma.errors.InputError: /nonexistent.json: No such file or directory
 """
 from __future__ import annotations
 
-import json
-
 from .errors import InputError, ParseError
 
 TYPE_CHECKING = False
@@ -34,9 +32,21 @@ def read_text(path: str) -> str:
         raise ParseError(path, f"not UTF-8 text: {err}") from None
 
 
+# what a JSON text can start with after whitespace (json also reads NaN and Infinity)
+_JSON_START = frozenset('{["-0123456789tfnNI')
+
+
+def _may_be_json(text: str) -> bool:
+    """False when json.loads would fail at the first character (so json need not be imported)."""
+    first = text.lstrip(" \t\n\r")[:1]
+    return bool(first) and first in _JSON_START
+
+
 def load_json(path: str) -> Any:
     """The file's JSON value; ``ParseError`` naming it when it is not JSON."""
     text = read_text(path)
+    import json
+
     try:
         return json.loads(text)
     except ValueError as err:
@@ -50,7 +60,12 @@ def _yaml_error(path: str, err: Exception) -> ParseError:
 def load_yaml(path: str) -> Any:
     """The file's one YAML (or JSON, a subset) document; ``ParseError`` naming it when malformed."""
     text = read_text(path)
-    import yaml  # lazy: only YAML inputs pay for it
+    from ._yamlsubset import load_all
+
+    docs = load_all(text)  # plain manifests without importing PyYAML; None: PyYAML decides
+    if docs is not None and len(docs) <= 1:
+        return docs[0] if docs else None
+    import yaml  # lazy: only YAML beyond the plain subset pays for it
 
     try:
         return yaml.safe_load(text)
@@ -65,9 +80,21 @@ def load_items(path: str) -> List[Any]:
     contributes its elements; any other document is one item.
     """
     text = read_text(path)
-    try:
-        docs = [json.loads(text)]
-    except ValueError:
+    docs = None
+    if _may_be_json(text):
+        import json
+
+        try:
+            docs = [json.loads(text)]
+        except ValueError:
+            pass
+    if docs is None:
+        from ._yamlsubset import load_all
+
+        docs = load_all(text)  # plain manifests without importing PyYAML; None: PyYAML decides
+        if docs is not None:
+            docs = [d for d in docs if d is not None]
+    if docs is None:
         import yaml
 
         try:
