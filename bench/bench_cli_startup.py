@@ -32,13 +32,14 @@ RUN_BUDGET_MS = 10.0
 
 POD_YAML = """apiVersion: v1
 kind: Pod
-metadata: {name: web, namespace: default, uid: 0b3c3f6e}
+metadata: {name: web, namespace: default, uid: "0b3c3f6e"}
 spec:
   containers:
   - name: app
+    image: nginx
     resources:
-      requests: {cpu: "2", memory: 1Gi}
-      limits: {cpu: "2", memory: 1Gi}
+      requests: {cpu: 500m, memory: 1Gi}
+      limits: {cpu: 500m, memory: 1Gi}
 """
 
 STATE_SCRIPT = ("import sys\nfrom pynuma.cpuset import CPUSet\nfrom pynuma.state.cpu_checkpoint import dumps\n"
