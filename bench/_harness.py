@@ -98,5 +98,5 @@ def print_table(stats: dict, reference: str = None, width: int = 44) -> None:
     for label, s in stats.items():
         line = f"{label:<{width}} {fmt(s.cold):>9} {fmt(s.min):>9} {fmt(s.median):>9}"
         if reference and label != reference:
-            line += f"  {ratio(stats, label, reference):>13.2f}x"
+            line += f"  {ratio(stats, label, reference):>13.3g}x"
         print(line)
