@@ -26,10 +26,14 @@ from _harness import measure, print_table  # noqa: E402
 from pynuma import _impl  # noqa: E402
 
 
-def _launcher(python: str):
-    """How to start pynuma with ``python``: its installed launcher if there is one, else ``-m pynuma``."""
+def _launcher(python: str, installed: bool):
+    """How to start pynuma: the launcher of ``python``'s install (``installed``), else this checkout's."""
     script = os.path.join(os.path.dirname(python), "pynuma")
-    return [python, script] if os.path.exists(script) else [python, "-m", "pynuma"]
+    if installed and os.path.exists(script):
+        return [python, script]
+    project = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.environ["PYTHONPATH"] = project + os.pathsep + os.environ.get("PYTHONPATH", "")  # for the children
+    return [python, os.path.join(project, "bin", "pynuma")]
 
 
 def _process(argv):
@@ -49,9 +53,11 @@ def main(argv=None) -> int:
         epilog="Floors: CPython's os.sched_{get,set}affinity (the pure twin) for the syscalls; for launching, "
                "'true' alone, 'python -c pass' and numactl with the same placement, all interleaved per round "
                "(wall time of the whole process; bench_cli_startup.py measures more start-up cases).")
-    ap.add_argument("--python", default=sys.executable, help="interpreter whose pynuma install to launch")
+    ap.add_argument("--python", help="interpreter whose pynuma install to launch (default: this checkout)")
     ap.add_argument("--rounds", type=int, default=15)
     args = ap.parse_args(argv)
+    installed = args.python is not None
+    args.python = args.python or sys.executable
     impls = _impl.implementations("sys")
     mask = sum(1 << c for c in os.sched_getaffinity(0))
     cases = {}
@@ -78,7 +84,7 @@ def main(argv=None) -> int:
         print_table(box["s"], width=34)
 
     procs = {"true": ["true"], "python -c pass": [args.python, "-c", "pass"],
-             "pynuma run --cpus 0 --membind 0 -- true": _launcher(args.python) + [
+             "pynuma run --cpus 0 --membind 0 -- true": _launcher(args.python, installed) + [
                  "run", "--cpus", "0", "--membind", "0", "--", "true"]}
     numactl = shutil.which("numactl")
     if numactl:
