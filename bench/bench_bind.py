@@ -4,7 +4,8 @@
 
 Prints per-call times of sched_getaffinity/sched_setaffinity through the
 native core and through the pure twin (CPython's os.*), get/set_mempolicy
-(native only), and the wall time of launching ``true`` under
+through the native core and the pure twin (libc's syscall through cffi in
+ABI mode), and the wall time of launching ``true`` under
 ``pynuma run --cpus 0 --membind 0`` against ``numactl`` (when installed),
 ``python -c pass`` and a bare launch; every row in interleaved rounds
 (cold first call, min, median).
@@ -69,19 +70,21 @@ def main(argv=None) -> int:
     stats = measure(cases, rounds=args.rounds, target_s=0.005)
     print("syscalls, per call:")
     print_table(stats, width=34)
-    if "native" in impls:
-        n = impls["native"]
-        box: dict = {}
+    policy: dict = {}
+    for kind, mod in impls.items():
+        if not mod.mempolicy_supported():
+            continue
 
-        def policy_calls():  # the memory policy is per thread: keep it off the main thread
-            box["s"] = measure({"get_mempolicy native": lambda: n.get_mempolicy(64, 0, 0),
-                                "set_mempolicy native": lambda: n.set_mempolicy(0, 0, 64)},
-                               rounds=args.rounds, target_s=0.005)
+        def policy_calls(mod=mod, kind=kind):  # the memory policy is per thread: keep it off the main thread
+            policy.update(measure({f"get_mempolicy {kind}": lambda: mod.get_mempolicy(64, 0, 0),
+                                   f"set_mempolicy {kind}": lambda: mod.set_mempolicy(0, 0, 64)},
+                                  rounds=args.rounds, target_s=0.005))
 
         worker = threading.Thread(target=policy_calls)
         worker.start()
         worker.join()
-        print_table(box["s"], width=34)
+    if policy:
+        print_table(policy, width=34)
 
     procs = {"true": ["true"], "python -c pass": [args.python, "-c", "pass"],
              "pynuma run --cpus 0 --membind 0 -- true": _launcher(args.python, installed) + [

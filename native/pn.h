@@ -36,6 +36,11 @@ int pn_open_in_root(int rootfd, const char *path, int flags);
  * openat2: pn_open_in_root.  fd or -errno. */
 int pn_open_near(int rootfd, int dirfd, size_t dirlen, const char *path, int flags);
 
+/* Open a file to read or write it, as pn_open_near(rootfd, dirfd, dirlen, path, flags) does, but
+ * never blocking (O_NONBLOCK) and only when it is a regular file: -EISDIR for a directory, -ENXIO
+ * for a FIFO, socket or device.  fd or -errno. */
+int pn_open_file(int rootfd, int dirfd, size_t dirlen, const char *path, int flags);
+
 /* Read from `fd` until EOF or `cap` bytes; count or -errno. */
 ssize_t pn_read_fd(int fd, char *buf, size_t cap);
 
@@ -59,76 +64,6 @@ int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
  * or -ENOMEM when the buffer cannot grow. */
 int pn_read_one(int rootfd, const char *path, size_t limit, pn_buf *out, ssize_t *result, size_t *offset);
 
-/* pn_read_one, opening with pn_open_near(rootfd, dirfd, dirlen, path). */
-int pn_read_one_near(int rootfd, int dirfd, size_t dirlen, const char *path, size_t limit, pn_buf *out,
-                     ssize_t *result, size_t *offset);
-
-/* The lowest set bit of an n-word bitmap, or (size_t)-1 when none is. */
-size_t pn_lowest_bit(const uint64_t *w, size_t n);
-
-/* What pn_group_walk found, one entry per leader (arrays malloc'd, grown as
- * needed; the caller frees them and text.data). */
-typedef struct {
-    size_t count, cap;
-    size_t *leaders;          /* leader CPU ids, ascending */
-    ssize_t *results;         /* count * nnames: length read or -errno */
-    size_t *offsets;          /* count * nnames: where each text starts in text.data */
-    uint64_t *groups;         /* count * nwords: each leader's group */
-    pn_buf text;
-} pn_walk_out;
-
-/* Visit the groups among `remaining` (nwords words; cleared as CPUs are
- * placed): the lowest unplaced CPU leads; its files are
- * prefix + cpu + suffix + names[i]; names[mask_index] is a cpumask and the
- * group is (mask & reported & remaining) | leader.  0 when every CPU is
- * placed; -EAGAIN when a leader's mask is missing or does not parse (its
- * entry is the last one; the caller decides what that means); -errno else. */
-int pn_group_walk(int rootfd, const char *prefix, const char *suffix, const char *const *names,
-                  size_t nnames, size_t mask_index, const uint64_t *reported, uint64_t *remaining,
-                  size_t nwords, pn_walk_out *out);
-
-/* pn_group_walk, reading with pn_read_one_near(rootfd, dirfd, dirlen, ...). */
-int pn_group_walk_near(int rootfd, int dirfd, size_t dirlen, const char *prefix, const char *suffix,
-                       const char *const *names, size_t nnames, size_t mask_index, const uint64_t *reported,
-                       uint64_t *remaining, size_t nwords, pn_walk_out *out);
-
-/* ---- the regular-machine scanner (pn_scan.c) ------------------------------- */
-
-#define PN_SCAN_IRREGULAR 1            /* not a regular tree: use the general path */
-#define PN_SCAN_NONE INT64_MIN         /* a missing value (None) */
-#define PN_SCAN_PRE 8                  /* texts read before the scan proper (see pn_scan) */
-
-typedef struct {
-    int64_t *values;      /* the answer, a stream of values (layout below) */
-    size_t len, cap;
-    int record;           /* keep the paths read ("F/...") and listed ("D/...") in `recorded` */
-    pn_buf recorded;      /* NUL-terminated entries one after the other */
-    char *cpuinfo;        /* the first 4 KiB of /proc/cpuinfo when asked for (malloc'd) */
-    ssize_t cpuinfo_len;  /* -1 when not read */
-    int have_pre;         /* pre_* hold the CPU set and cgroup texts */
-    pn_buf pre;
-    ssize_t pre_len[PN_SCAN_PRE];
-    size_t pre_off[PN_SCAN_PRE];
-} pn_scan_out;
-
-/* Read a regular machine's topology below `rootfd` for the reported CPUs
- * (`nwords` words) and, when `mems` is given, the allowed memory nodes.
- * With reported == NULL the scan first reads the CPU sets and resolves the
- * cpuset cgroup itself (texts in out->pre): the online CPUs it allows are
- * reported, and its memory nodes limit the nodes.
- * Stream, in order: W; 1 and the sets (possible, present, reported,
- * offline, isolated: W words each) when the scan read them, else 0; ncpus,
- * per CPU (id, package, die, cluster, core_id, core index); ncores, per core
- * W words; npackages, per package (id, W words); node dir flag, nnodes, per
- * node (id, MemTotal, MemFree, W words, npools, per pool (size kB, total,
- * free, surplus, reserved)); n (0: no matrix), n*n sysfs distances; 1 when
- * a SLIT exists and 2+ nodes are reported; ncaches, per cache (level, type
- * 0/1/2 = Data/Instruction/Unified, size bytes, id, W words); 1 when PCI
- * devices or network interfaces exist.
- * Returns 0, PN_SCAN_IRREGULAR, or -errno. */
-int pn_scan(int rootfd, const uint64_t *reported, size_t nwords, const uint64_t *mems, size_t mems_words,
-            int want_cpuinfo, int threads, pn_scan_out *out);
-
 /* Names in the directory `path` (without . and ..), NUL-terminated one after
  * the other in `out`; count or -errno. */
 ssize_t pn_list_at(int rootfd, const char *path, pn_buf *out);
@@ -147,8 +82,9 @@ int pn_openat2_works(int rootfd);
 
 /* ---- bitmaps (pn_bitmap.c) ---------------------------------------------- */
 
-/* Largest id a cpulist may name (bounds memory on hostile input). */
-#define PN_MAX_ID ((1u << 22) - 1)
+/* Largest id a cpulist may name (bounds memory on hostile input): CPU ids are below
+ * CONFIG_NR_CPUS, at most 8192 on any architecture (pynuma/limits.py MAX_CPUS). */
+#define PN_MAX_ID 8191u
 
 /* Where a parse failed: [pos, end) of the offending item, and why. */
 typedef struct {
@@ -157,7 +93,7 @@ typedef struct {
 } pn_parse_err;
 
 enum { PN_E_ITEM = 1, PN_E_EMPTY_ITEM, PN_E_RANGE, PN_E_STRIDE, PN_E_TOO_BIG,
-       PN_E_EMPTY_MASK, PN_E_WORD_LONG, PN_E_WORD };
+       PN_E_EMPTY_MASK, PN_E_WORD_LONG, PN_E_WORD, PN_E_MASK_TOO_BIG };
 
 /* Parse a cpulist of `len` bytes into *words (malloc'd, *nwords long,
  * possibly 0 words).  0, -EINVAL (see *err) or -ENOMEM. */

@@ -13,6 +13,11 @@ import os
 import stat
 
 _MAX_LINKS = 40
+#: why a FIFO, socket or device is refused where a file is expected (errno ENXIO, as open(2) says of a socket)
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
+#: why a path holding a NUL byte is refused (EINVAL): C would read a shorter path
+NUL_IN_PATH = "path holds a NUL byte"
+_OWN_REASONS = (NOT_REGULAR, NUL_IN_PATH)
 _O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _O_PATH = getattr(os, "O_PATH", 0)
 # directories on the way are only passed through: O_PATH needs search, not read, permission
@@ -81,12 +86,15 @@ def _resolve_parent(rootfd: int, path: str):
 
 
 def _open(rootfd: int, path: str, flags: int) -> int:
+    if "\0" in path:
+        raise OSError(errno.EINVAL, NUL_IN_PATH, path)
     links = 0
+    want_dir = 0  # O_DIRECTORY once a followed link's target ended in a slash ("file/")
     while True:
         dirfd, name = _resolve_parent(rootfd, path)
         try:
             try:
-                fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dirfd)
+                fd = os.open(name, flags | want_dir | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dirfd)
                 # O_PATH|O_NOFOLLOW opens a final symlink itself: follow it instead
                 if not flags & _O_PATH or not stat.S_ISLNK(os.fstat(fd).st_mode):
                     return fd
@@ -110,12 +118,38 @@ def _open(rootfd: int, path: str, flags: int) -> int:
         # the link's directory: all but the last component (``.`` and empty ones are not components)
         parent = "/".join(_components(path)[:-1])
         path = target if target.startswith("/") else parent + "/" + target
+        if target.endswith(("/", "/.")):  # as the kernel's lookup: "file/" must be a directory
+            want_dir = os.O_DIRECTORY
 
 
 def _named(err: OSError, path: str) -> OSError:
     """The same error naming the path the caller asked for (as the native reader does)."""
     code = err.errno or errno.EIO
-    return OSError(code, os.strerror(code), path)
+    if code == errno.ENXIO:  # open(2)'s answer for a socket; ours for a FIFO or device
+        reason = NOT_REGULAR
+    else:
+        reason = err.strerror if err.strerror in _OWN_REASONS else os.strerror(code)
+    return OSError(code, reason, path)
+
+
+def _open_file(rootfd: int, path: str, flags: int) -> int:
+    """``_open`` for reading or writing a file: never blocks, and refuses all but a regular file.
+
+    O_NONBLOCK: a FIFO would otherwise wait for a writer forever.  A directory
+    is EISDIR; a FIFO, socket or device ENXIO (see native/pn_fsread.c).
+    """
+    fd = _open(rootfd, path, flags | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+    except BaseException:
+        os.close(fd)
+        raise
+    if stat.S_ISREG(mode):
+        return fd
+    os.close(fd)
+    if stat.S_ISDIR(mode):
+        raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    raise OSError(errno.ENXIO, NOT_REGULAR, path)
 
 
 def read_at(rootfd: int, path: str, limit: int = 1 << 20) -> bytes:
@@ -134,7 +168,7 @@ _SINGLE_SHOT = ("sys/devices/", "sys/bus/", "sys/class/", "sys/kernel/mm/")
 
 
 def _read_at(rootfd: int, path: str, limit: int, short_ends: bool = False) -> bytes:
-    fd = _open(rootfd, path, os.O_RDONLY)
+    fd = _open_file(rootfd, path, os.O_RDONLY)
     try:
         chunks = []
         total = 0
@@ -168,79 +202,6 @@ def read_many_text(rootfd: int, paths: list, limit: int = 1 << 16) -> list:
     """Texts of each path (UTF-8, undecodable bytes replaced), ``None`` where one failed."""
     return [r.decode("utf-8", "replace") if isinstance(r, bytes) else None
             for r in read_many(rootfd, paths, limit)]
-
-
-def group_walk(rootfd: int, prefix: str, suffix: str, names: tuple, mask_index: int, reported: int,
-               remaining: int):
-    """The groups among ``remaining`` (bitmap), leader by leader: ``(entries, complete)``.
-
-    The lowest unplaced CPU leads; its files are ``prefix + cpu + suffix +
-    name`` for each of ``names``, and ``names[mask_index]`` is a cpumask whose
-    CPUs, limited to ``reported`` and still unplaced, join the leader.
-    ``entries`` is ``[(leader, texts, group bitmap)]`` (a text is ``None``
-    where its file could not be read).  ``complete`` is False when the last
-    leader's mask was missing or did not parse: its group is then ``None``
-    and the walk stopped there.
-    """
-    from ._pure_bitmap import parse_cpumask
-
-    if not 0 <= mask_index < len(names):
-        raise ValueError("mask_index out of range")
-    if reported < 0 or remaining < 0:
-        raise ValueError("negative bitmap")
-    entries = []
-    while remaining:
-        cpu = (remaining & -remaining).bit_length() - 1
-        texts = read_many_text(rootfd, [f"{prefix}{cpu}{suffix}{name}" for name in names])
-        mask_text = texts[mask_index]
-        try:
-            mask = parse_cpumask(mask_text) if mask_text is not None else None
-        except ValueError:
-            mask = None
-        if mask is None:
-            entries.append((cpu, texts, None))
-            return entries, False
-        group = (mask & reported & remaining) | (1 << cpu)
-        remaining &= ~group
-        entries.append((cpu, texts, group))
-    return entries, True
-
-
-def scan(rootfd: int, reported, mems, want_cpuinfo: bool, record: bool, threads: int = 0):
-    """A regular machine's topology in one pass: ``(status, answer, pre, recorded)``.
-
-    The twin of the native scanner (``native/pn_scan.c``), computed by
-    discovery's general path: status ``"irregular"`` wherever that path
-    warns or fails.  The native scanner declines more trees than this
-    (anything unusual); whenever it answers, its answer equals this one.
-    See ``pynuma._native_fsread.scan`` for the form of the result;
-    ``threads`` is accepted and ignored (the twin reads in one thread).
-    """
-    from .discover._regular import PRE_PATHS, general_scan
-    from .fsroot import FsRoot
-
-    if (reported is not None and reported < 0) or (mems is not None and mems < 0):
-        raise ValueError("negative bitmap")
-    fs = FsRoot.borrow(rootfd, record=record)
-    pre = None
-    if reported is None:
-        pre = tuple(read_many_text(rootfd, PRE_PATHS[:5]) + read_many_text(rootfd, PRE_PATHS[5:], 1 << 24))
-        if fs.files_read is not None:
-            fs.files_read.extend(PRE_PATHS)
-    status, answer = general_scan(fs, reported, mems, want_cpuinfo, pre)
-    recorded = (list(fs.files_read), list(fs.dirs_listed)) if record else None
-    return status, answer, (pre if status != "ok" else None), recorded
-
-
-def make_records(cls, rows) -> list:
-    """One ``cls`` (a slotted, frozen :class:`pynuma._record.Record`) per row of all its field values."""
-    out = []
-    for row in rows:
-        values = tuple(row)
-        if len(values) != len(cls._fields):
-            raise ValueError(f"{cls.__name__} takes {len(cls._fields)} values, got {len(values)}")
-        out.append(cls._make(values))
-    return out
 
 
 def list_at(rootfd: int, path: str) -> list:
@@ -282,7 +243,7 @@ def write_at(rootfd: int, path: str, data: bytes) -> int:
     and a plain file in a fake root ends up holding exactly ``data``.
     """
     try:
-        fd = _open(rootfd, path, os.O_WRONLY | os.O_TRUNC)
+        fd = _open_file(rootfd, path, os.O_WRONLY | os.O_TRUNC)
         try:
             return os.write(fd, data)
         finally:

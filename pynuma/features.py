@@ -14,8 +14,6 @@ from typing import Any, Dict
 
 from . import _impl
 
-# native areas whose availability is worth reporting (each has a pure twin)
-_AREAS = ("fsread", "bitmap", "acpi", "merge", "cgwalk", "sys", "membench", "jsonout")
 
 
 def features() -> Dict[str, Any]:
@@ -27,20 +25,12 @@ def features() -> Dict[str, Any]:
     ``pure_forced`` and ``kernel`` (release string).
     """
     info = dict(_impl.select("fsread").features())
-    info["areas"] = {a: ("native" if _impl.is_native(a) else "pure") for a in _AREAS}
+    info["areas"] = {a: ("native" if _impl.is_native(a) else "pure") for a in _impl.AREAS}
     info["pure_forced"] = _impl.pure_forced()
     info["kernel"] = os.uname().release
     return info
 
 
-class _CallableModule(type(os)):
-    """Lets ``pynuma.features()`` work even after ``import pynuma.features``
-    has bound the submodule over the lazy attribute of the same name."""
+from ._callable_module import make_module_callable  # noqa: E402
 
-    def __call__(self) -> Dict[str, Any]:
-        return features()
-
-
-import sys as _sys  # noqa: E402
-
-_sys.modules[__name__].__class__ = _CallableModule
+make_module_callable(__name__, features)  # pynuma.features() after ``import pynuma.features`` too

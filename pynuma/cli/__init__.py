@@ -6,6 +6,10 @@ line on stderr: exit 2 for bad input or usage, 1 for operational failures.
 """
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 # name -> (module, one-line summary).  Keep the summaries short: they are the help.
 COMMANDS = {
     "topology": ("pynuma.cli.topology", "CPUs, caches, NUMA nodes, memory, hugepages and distances"),
@@ -13,6 +17,9 @@ COMMANDS = {
     "hints": ("pynuma.cli.hints", "merge topology hints as the kubelet's Topology Manager would"),
     "admit": ("pynuma.cli.admit", "admit a pod: hints, merged affinity, CPUs and memory it would get"),
     "state": ("pynuma.cli.state", "show, check and fix kubelet cpu/memory manager checkpoint files"),
+    "fit": ("pynuma.cli.fit", "would a pod fit this node now, and why not (scheduler and kubelet reasons)"),
+    "ledger": ("pynuma.cli.ledger", "the node's resource ledger: show, init, assume, bind, forget, expire"),
+    "release": ("pynuma.cli.release", "remove a pod from the node's ledger and free what it holds"),
     "hugepages": ("pynuma.cli.hugepages", "show or set hugepage pools per size and NUMA node"),
     "eviction": ("pynuma.cli.eviction", "eviction signals, thresholds, node conditions and ranked pods"),
     "allocatable": ("pynuma.cli.allocatable", "node allocatable from capacity, reservations and thresholds"),
@@ -21,7 +28,11 @@ COMMANDS = {
     "run": ("pynuma.cli.run", "run a command with a CPU and memory placement (like numactl)"),
     "bind": ("pynuma.cli.bind", "change the CPU affinity of a running process, migrate its pages"),
     "show": ("pynuma.cli.show", "CPUs, memory nodes and memory policy of a process"),
+    "procs": ("pynuma.cli.procs", "NUMA placement of processes: memory per node, remote share"),
     "bench": ("pynuma.cli.bench", "NUMA memory latency and bandwidth microbenchmarks"),
+    "apply": ("pynuma.cli.apply", "create or update a pod's cgroups with the kubelet's settings"),
+    "evict": ("pynuma.cli.evict", "kill a pod's processes, remove its cgroups, report its status"),
+    "oom-adjust": ("pynuma.cli.oom_adjust", "set a process's oom_score_adj (-1000..1000)"),
 }
 
 
@@ -33,14 +44,11 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
-def main(argv=None, ends_process: bool = False) -> int:
+def main(argv=None) -> int:
     """Run one command line and return its exit code.
 
-    ``ends_process``: the caller ends the process right after (the
-    launchers, through :func:`run`).  A command that leaves nothing for
-    teardown (``EXIT_WITHOUT_TEARDOWN``) then runs with the cyclic garbage
-    collector off to the end: switched back on, it would pass once over
-    every object the command made, only to find them alive.
+    Safe to embed: it never ends the process and leaves the caller's garbage
+    collector, buffered files and ``finally`` blocks as they were.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -48,22 +56,17 @@ def main(argv=None, ends_process: bool = False) -> int:
         return 0 if argv else 2
     if argv[0] == "--version":
         from .. import __version__
+        from .._impl import native_in_use
 
-        print(f"pynuma {__version__}")
+        print(f"pynuma {__version__} (native core: {'in use' if native_in_use() else 'not in use'})")
         return 0
     name = argv[0]
     entry = COMMANDS.get(name)
     if entry is None:
         print(f"pynuma: error: unknown command {name!r} (see 'pynuma --help')", file=sys.stderr)
         return 2
-    import gc
-
     from .._impl import import_module
 
-    # what a command imports lives as long as the process: the collector's passes over it
-    # (0.1-0.3 ms each on a slow machine) would find nothing to free
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         module = import_module(entry[0])
     except ModuleNotFoundError as err:
@@ -71,9 +74,9 @@ def main(argv=None, ends_process: bool = False) -> int:
             raise
         print(f"pynuma {name}: error: this command is not available in this build", file=sys.stderr)
         return 1
-    finally:
-        if collecting and not (ends_process and _ends_without_teardown(name)):
-            gc.enable()
+    common = sys.modules.get("pynuma.cli._common")  # loaded only by the commands that parse with it
+    if common is not None:
+        common.forget_running()
     try:
         return int(module.main(argv[1:]) or 0)
     except KeyboardInterrupt:
@@ -86,56 +89,21 @@ def main(argv=None, ends_process: bool = False) -> int:
         errors = sys.modules.get("pynuma.errors")
         if errors is None or not isinstance(err, errors.PynumaError):
             raise
-        print(f"pynuma {name}: error: {err}", file=sys.stderr)
+        common = sys.modules.get("pynuma.cli._common")
+        prog = common.error_prog(name) if common is not None else f"pynuma {name}"
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return err.exit_code
 
 
-def run(argv=None):
-    """Run the command line and end the process with its exit code (the launchers' entry point).
+def run(argv=None) -> "NoReturn":
+    """Run the command line and raise ``SystemExit`` with its exit code.
 
-    A command whose module sets ``EXIT_WITHOUT_TEARDOWN = True`` promises to
-    leave nothing for the interpreter's teardown (no open files, nothing
-    buffered but stdout/stderr).  After such a command the process ends right
-    after flushing its output, when nothing else waits for a normal exit
-    (atexit callbacks, other threads): freeing every module and object costs
-    about 2 ms, a fifth of ``pynuma topology``'s budget.
+    An ordinary exit: the caller's ``finally`` blocks, ``atexit`` callbacks
+    and buffered files all run and flush.  The process owners
+    (``bin/pynuma``, ``python -m pynuma``) use :func:`pynuma.__main__.launch`,
+    which also quiets a reader that went away.
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        code = main(argv, ends_process=True)
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:
-        # the reader went away (``pynuma topology | head``): as for a broken pipe inside a command,
-        # nothing is left to say; stdout points at /dev/null so a final flush cannot fail again
-        import os
-
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
-        code = 0
-    if argv and _ends_without_teardown(argv[0]) and _nothing_waits_for_exit():
-        import os
-
-        os._exit(code)
-    sys.exit(code)
-
-
-def _ends_without_teardown(name: str) -> bool:
-    """Whether command ``name``'s module is loaded and sets ``EXIT_WITHOUT_TEARDOWN``."""
-    entry = COMMANDS.get(name)
-    return bool(entry and getattr(sys.modules.get(entry[0]), "EXIT_WITHOUT_TEARDOWN", False))
-
-
-def _nothing_waits_for_exit() -> bool:
-    """Whether a normal interpreter exit would run nothing but teardown: no atexit callbacks, one thread."""
-    import atexit
-
-    count = getattr(atexit, "_ncallbacks", None)  # CPython's; without it, assume something is registered
-    if count is None or count():
-        return False
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1
+    raise SystemExit(main(argv))
 
 
 if __name__ == "__main__":  # pragma: no cover

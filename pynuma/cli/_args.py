@@ -108,7 +108,8 @@ class _Subparsers:
         self._order: list = []
 
     def add_parser(self, name: str, **kwargs) -> "Parser":
-        child = Parser(prog=f"{self._root.prog} {name}", real_class=self._root._real_class)
+        child = Parser(prog=f"{self._root.prog} {name}", real_class=self._root._real_class,
+                       on_parse=self._root._on_parse)
         self._parsers[name] = child
         self._order.append((name, kwargs, child))
         return child
@@ -126,11 +127,13 @@ class _Subparsers:
 class Parser(_Container):
     """An argparse-compatible parser front (see the module docstring)."""
 
-    def __init__(self, prog=None, description=None, real_class=None, **kwargs) -> None:
+    def __init__(self, prog=None, description=None, real_class=None, on_parse=None, **kwargs) -> None:
         """``real_class``: a function returning the argparse class to build when needed
-        (default ``argparse.ArgumentParser``); other keywords go to it."""
+        (default ``argparse.ArgumentParser``); ``on_parse(prog)``: called as each parser (a
+        sub-command's inside its parent's) starts parsing; other keywords go to argparse."""
         super().__init__(self)
         self.prog = prog
+        self._on_parse = on_parse
         self._kwargs = dict(kwargs, description=description)
         self._real_class = real_class
         self._args: list = []
@@ -187,6 +190,8 @@ class Parser(_Container):
 
     # -- the ordinary command line --------------------------------------------------------
     def _fast(self, argv: list) -> dict:
+        if self._on_parse is not None:
+            self._on_parse(self.prog)
         values: dict = {}
         by_name: dict = {}
         positionals = []

@@ -11,6 +11,14 @@ import sys
 from ._args import REMAINDER, Parser  # noqa: F401 - REMAINDER is argparse.REMAINDER for the commands
 
 _parser_class: list = []
+# the prog of the innermost parser that ran ("pynuma hints merge"): errors raised after parsing name it
+_running = None
+
+
+def _note_running(prog: str) -> None:
+    global _running
+    # a subcommand's parser runs inside its parent's parse, so the last one to start is the innermost
+    _running = prog
 
 
 def _real_parser_class():
@@ -19,6 +27,10 @@ def _real_parser_class():
         import argparse
 
         class _Parser(argparse.ArgumentParser):
+            def parse_known_args(self, args=None, namespace=None):
+                _note_running(self.prog)
+                return super().parse_known_args(args, namespace)
+
             def error(self, message):  # noqa: D401 - argparse API
                 self.exit(2, f"{self.prog}: error: {message}\n")
 
@@ -26,9 +38,23 @@ def _real_parser_class():
     return _parser_class[0]
 
 
+def error_prog(command: str) -> str:
+    """What an error of ``pynuma COMMAND`` is prefixed with: the full subcommand when one was parsed."""
+    base = f"pynuma {command}"
+    running = _running
+    return running if running and (running == base or running.startswith(base + " ")) else base
+
+
+def forget_running() -> None:
+    """Start a new command line: no subcommand parsed yet."""
+    global _running
+    _running = None
+
+
 def parser(command: str, description: str) -> Parser:
     """A parser for ``pynuma COMMAND`` (the argparse API; argparse itself only when needed)."""
-    return Parser(prog=f"pynuma {command}", description=description, real_class=_real_parser_class)
+    return Parser(prog=f"pynuma {command}", description=description, real_class=_real_parser_class,
+                  on_parse=_note_running)
 
 
 def add_root(p: Parser) -> None:

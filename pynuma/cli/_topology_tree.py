@@ -1,24 +1,20 @@
 """The readable tree of ``pynuma topology``: machine > package > NUMA node > L3 > core > CPU.
 
 Like ``lstopo``'s console output; CPU-less nodes are listed after the
-packages, offline and isolated CPUs at the end.  A node that spans several
-packages appears under each with the CPUs it has there.
+packages, offline and isolated CPUs at the end.  Where a NUMA node holds CPUs
+of several packages (POWER, some multi-die parts) nodes are the larger unit
+and nest their packages, as lstopo does: every node is printed once.
 """
 from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
 from . import _devices
+from ._units import human_bytes
 
 
 def _size(n) -> str:
-    if n is None:
-        return "?"
-    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift:
-            value = n / (1 << shift)
-            return f"{value:.0f} {unit}" if value >= 100 or value == int(value) else f"{value:.1f} {unit}"
-    return f"{n} B"
+    return human_bytes(n, unknown="?")
 
 
 def _hugepages(node) -> str:
@@ -58,18 +54,28 @@ def render_tree(topo) -> str:
         for cpu in pkg.cpus:
             package_of.setdefault(cpu, idx)
 
-    shown: set = set()  # nodes whose devices are already listed (a node may span packages)
     groups: Dict[object, list] = {}
     for cpu in topo.cpus:
         groups.setdefault(package_of.get(cpu.id), []).append(cpu)
-    for pidx in sorted(groups, key=lambda k: (k is None, k if k is not None else 0)):
-        cpus = groups[pidx]
-        if pidx is None:
-            lines.append("  (no package information)")
-        else:
-            pkg = topo.packages[pidx]
-            lines.append(f"  Package P#{pkg.id} (CPUs {pkg.cpus})")
-        _render_nodes(lines, cpus, nodes, l3_of, "    ", topo.devices, shown)
+    if _nodes_span_packages(topo.cpus, package_of):
+        # nodes are the larger unit (POWER, some multi-die machines): each node once, its packages inside
+        by_node: Dict[object, list] = {}
+        for cpu in topo.cpus:
+            by_node.setdefault(cpu.node, []).append(cpu)
+        for nid in _ordered(by_node):
+            lines.append("  " + ("(CPUs in no NUMA node)" if nid is None else _node_line(nodes[nid])))
+            in_node: Dict[object, list] = {}
+            for cpu in by_node[nid]:
+                in_node.setdefault(package_of.get(cpu.id), []).append(cpu)
+            for pidx in _ordered(in_node):
+                lines.append("    " + _package_line(topo, pidx, in_node[pidx]))
+                _render_caches(lines, in_node[pidx], l3_of, "      ")
+            if topo.devices and nid is not None:
+                lines += _devices.tree_lines(topo.devices, nid, "    ")
+    else:
+        for pidx in _ordered(groups):
+            lines.append("  " + _package_line(topo, pidx, groups[pidx]))
+            _render_nodes(lines, groups[pidx], nodes, l3_of, "    ", topo.devices)
     for node in topo.numa_nodes:
         if not node.cpus:
             lines.append("  " + _node_line(node))
@@ -89,33 +95,60 @@ def render_tree(topo) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _render_nodes(lines, cpus, nodes, l3_of, pad, devices=(), shown=None) -> None:
+def _ordered(keys) -> list:
+    """Group keys in ascending order, the ``None`` group (no package / no node) last."""
+    return sorted(keys, key=lambda k: (k is None, k if k is not None else 0))
+
+
+def _nodes_span_packages(cpus, package_of) -> bool:
+    """Whether some NUMA node holds CPUs of more than one package (then nodes nest packages)."""
+    seen: Dict[object, object] = {}
+    for cpu in cpus:
+        if cpu.node is None:
+            continue
+        pkg = package_of.get(cpu.id)
+        if seen.setdefault(cpu.node, pkg) != pkg:
+            return True
+    return False
+
+
+def _package_line(topo, pidx, cpus) -> str:
+    if pidx is None:
+        return "(no package information)"
+    pkg = topo.packages[pidx]
+    # the kernel reports -1 where the platform gives no socket id (POWER LPARs)
+    name = "Package" if pkg.id is None or pkg.id < 0 else f"Package P#{pkg.id}"
+    return f"{name} (CPUs {pkg.cpus})"
+
+
+def _render_nodes(lines, cpus, nodes, l3_of, pad, devices=()) -> None:
     by_node: Dict[object, list] = {}
     for cpu in cpus:
         by_node.setdefault(cpu.node, []).append(cpu)
-    for nid in sorted(by_node, key=lambda k: (k is None, k if k is not None else 0)):
-        if nid is None:
-            lines.append(pad + "(CPUs in no NUMA node)")
-        else:
-            lines.append(pad + _node_line(nodes[nid]))
-        by_l3: Dict[object, list] = {}
-        for cpu in by_node[nid]:
-            by_l3.setdefault(l3_of.get(cpu.id, (None, None))[0], []).append(cpu)
-        for l3 in sorted(by_l3, key=lambda k: (k is None, k if k is not None else 0)):
-            inner = pad + "  "
-            if l3 is not None:
-                cache = l3_of[by_l3[l3][0].id][1]
-                ident = "" if cache.id is None else f" #{cache.id}"
-                lines.append(f"{inner}L3{ident} ({_size(cache.size_bytes)})")
-                inner += "  "
-            by_core: Dict[int, list] = {}
-            for cpu in by_l3[l3]:
-                by_core.setdefault(cpu.core, []).append(cpu)
-            for core in sorted(by_core):
-                members = by_core[core]
-                raw = members[0].core_id
-                label = f"Core #{core}" + ("" if raw is None else f" (core_id {raw})")
-                lines.append(f"{inner}{label}: " + " ".join(f"CPU {c.id}" for c in members))
-        if devices and nid is not None and shown is not None and nid not in shown:
-            shown.add(nid)
+    for nid in _ordered(by_node):
+        lines.append(pad + ("(CPUs in no NUMA node)" if nid is None else _node_line(nodes[nid])))
+        _render_caches(lines, by_node[nid], l3_of, pad + "  ")
+        if devices and nid is not None:
             lines += _devices.tree_lines(devices, nid, pad + "  ")
+
+
+def _render_caches(lines, cpus, l3_of, pad) -> None:
+    """L3 groups, then cores with their CPUs."""
+    by_l3: Dict[object, list] = {}
+    for cpu in cpus:
+        by_l3.setdefault(l3_of.get(cpu.id, (None, None))[0], []).append(cpu)
+    for l3 in _ordered(by_l3):
+        inner = pad
+        if l3 is not None:
+            cache = l3_of[by_l3[l3][0].id][1]
+            ident = "" if cache.id is None else f" #{cache.id}"
+            lines.append(f"{inner}L3{ident} ({_size(cache.size_bytes)})")
+            inner += "  "
+        by_core: Dict[int, list] = {}
+        for cpu in by_l3[l3]:
+            by_core.setdefault(cpu.core, []).append(cpu)
+        for core in sorted(by_core):
+            members = by_core[core]
+            raw = members[0].core_id
+            label = f"Core #{core}" + ("" if raw is None else f" (core_id {raw})")
+            lines.append(f"{inner}{label}: " + " ".join(f"CPU {c.id}" for c in members))

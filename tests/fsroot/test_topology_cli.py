@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tests.fixtures.sysfs_builder import Machine, put
+from tests.fixtures.sysfs_builder import Machine, cpumask, put
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -169,20 +169,21 @@ def test_binary_si_matches_quantity(n):
     assert _binary_si(n * 1024) == str(Quantity(n * 1024, BINARY_SI))
 
 
-@pytest.mark.parametrize("enabled_before", [True, False])
-def test_the_collector_is_off_while_the_command_runs_and_restored_after(root, monkeypatch, capsys, enabled_before):
-    import gc
-
-    import pynuma.cli.topology as command
-
-    seen = []
-    real_run = command._run
-    monkeypatch.setattr(command, "_run", lambda opts: seen.append(gc.isenabled()) or real_run(opts))
-    (gc.enable if enabled_before else gc.disable)()
-    try:
-        assert command.main(["--json", "--root", str(root)]) == 0
-        assert seen == [False]
-        assert gc.isenabled() == enabled_before
-    finally:
-        gc.enable()
-    assert json.loads(capsys.readouterr().out)["online_cpus"]
+@pytest.mark.parametrize("package_id,label", [(None, "Package P#1"), (-1, "Package (CPUs")])
+def test_tree_prints_each_node_once_when_nodes_span_packages(tmp_path, package_id, label):
+    # CPUs 0-1 in package 0, 2-3 in package 1; the nodes interleave them so each node spans both packages
+    root = Machine(packages=2, nodes_per_package=1, cores_per_node=2, threads=1).write(tmp_path)
+    for node, cpus in ((0, "0,2"), (1, "1,3")):
+        put(root, f"/sys/devices/system/node/node{node}/cpulist", cpus + "\n")
+        put(root, f"/sys/devices/system/node/node{node}/cpumap", cpumask(int(c) for c in cpus.split(",")) + "\n")
+    if package_id is not None:  # POWER reports -1 where there is no socket id
+        for cpu in range(4):
+            put(root, f"/sys/devices/system/cpu/cpu{cpu}/topology/physical_package_id", f"{package_id}\n")
+    res = run("--root", root)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    node_lines = [ln for ln in lines if "NUMANode N#" in ln]
+    assert [ln.split(" (")[0] for ln in node_lines] == ["  NUMANode N#0", "  NUMANode N#1"]
+    assert label in res.stdout and "P#-1" not in res.stdout
+    # packages nest under nodes: both packages appear once under each node
+    assert sum("Package" in ln for ln in lines) == 4

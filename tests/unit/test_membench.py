@@ -104,7 +104,7 @@ def test_run_on_this_host_gives_a_square_per_reported_node():
     assert data["firmware"] is None or len(data["firmware"]) == len(result.cpu_nodes)
 
 
-def test_run_with_the_pure_loops_measures_only_local_memory(monkeypatch):
+def test_run_without_memory_policy_calls_measures_only_local_memory(monkeypatch):
     from pynuma import bind
     from pynuma.discover import discover
 
@@ -112,11 +112,29 @@ def test_run_with_the_pure_loops_measures_only_local_memory(monkeypatch):
     pure_sys = _impl.implementations("sys")["pure"]
     monkeypatch.setattr(bind.affinity, "_sys", pure_sys)
     monkeypatch.setattr(bind.mempolicy, "_sys", pure_sys)
+    # a pure install without cffi: no memory-policy syscalls, so buffers cannot be placed on a node
+    monkeypatch.setattr(pure_sys, "mempolicy_supported", lambda: False)
     result = membench.run(discover(), size=8192, duration=0.001)
     assert not result.memory_bound and result.warnings
     for i, row in enumerate(result.latency_ns):
         for j, value in enumerate(row):
             assert (value is None) == (result.cpu_nodes[i] != result.mem_nodes[j])
+
+
+def test_run_with_the_pure_loops_binds_memory_through_cffi(monkeypatch):
+    from pynuma import bind
+    from pynuma.discover import discover
+
+    pure_sys = _impl.implementations("sys")["pure"]
+    if not pure_sys.mempolicy_supported():
+        pytest.skip("cffi cannot make memory-policy calls here")
+    monkeypatch.setattr(membench, "_bench", _impl.implementations("membench")["pure"])
+    monkeypatch.setattr(bind.affinity, "_sys", pure_sys)
+    monkeypatch.setattr(bind.mempolicy, "_sys", pure_sys)
+    result = membench.run(discover(), size=8192, duration=0.001)
+    assert result.memory_bound
+    assert not any("memory policy unavailable" in w for w in result.warnings)
+    assert any(value for row in result.latency_ns for value in row if value is not None)
 
 
 def test_normalise_scales_rows_to_local_10():

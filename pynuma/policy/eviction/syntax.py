@@ -56,14 +56,22 @@ def parse_percentage(text: str) -> float:
 # seconds per unit as (numerator, denominator)
 _DURATION_UNITS = {"ns": (1, 10 ** 9), "us": (1, 10 ** 6), "µs": (1, 10 ** 6), "μs": (1, 10 ** 6),
                    "ms": (1, 1000), "s": (1, 1), "m": (60, 1), "h": (3600, 1)}
-_DURATION_PART = r"(\d*\.?\d*)(ns|us|µs|μs|ms|s|m|h)?"
+_DURATION_PART = r"(\d*)(\.\d*)?(ns|us|µs|μs|ms|s|m|h)?"
+#: Go's time.Duration is an int64 count of nanoseconds: ParseDuration refuses anything longer
+_MAX_DURATION_NS = (1 << 63) - 1
+# Fraction digits past this many change nothing a float can hold (Go drops them once its int64 overflows)
+_FRACTION_DIGITS = 30
+
+
+def _quoted(text: str) -> str:
+    """``"text"`` as Go quotes it in its error, cut when long (an error stays one short line)."""
+    return f'"{text}"' if len(text) <= 48 else f'"{text[:40]}..." ({len(text)} characters)'
 
 
 def _whole_seconds(s: str):
-    """Seconds of ``s`` when it is only ASCII integers with s, m or h units (``5m``, ``1h30m``), else None.
-
-    The usual flag values, read without ``re`` and ``fractions``; anything else takes the full parser.
-    """
+    """Seconds of ``s`` when it is only ASCII integers with s, m or h units (``5m``, ``1h30m``) and fits
+    Go's int64 nanoseconds, else None: the usual flag values, read without ``re`` and ``fractions``;
+    anything else (and every error) takes the full parser."""
     if not s.isascii():
         return None
     total, number = 0, ""
@@ -75,11 +83,17 @@ def _whole_seconds(s: str):
             number = ""
         else:
             return None
-    return None if number else total
+    if number or total * 10 ** 9 > _MAX_DURATION_NS:
+        return None
+    return total
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a Go duration string (``"1m30s"``, ``"300ms"``, ``"0"``); ``InputError`` otherwise."""
+    """Seconds in a Go duration string (``"1m30s"``, ``"300ms"``, ``"0"``); ``InputError`` otherwise.
+
+    As ``time.ParseDuration``: the whole duration must fit an int64 of
+    nanoseconds (about 292 years).  Time is linear in the text's length.
+    """
     s = text
     sign = 1
     if s and s[0] in "+-":
@@ -88,7 +102,7 @@ def parse_duration(text: str) -> float:
     if s == "0":
         return 0.0
     if not s:
-        raise InputError(f'time: invalid duration "{text}"')
+        raise InputError(f"time: invalid duration {_quoted(text)}")
     whole = _whole_seconds(s)
     if whole is not None:
         return float(sign * whole)
@@ -100,12 +114,19 @@ def parse_duration(text: str) -> float:
     pos = 0
     while pos < len(s):
         m = part.match(s, pos)
-        number, unit = m.group(1), m.group(2)
-        if not number or number == ".":
-            raise InputError(f'time: invalid duration "{text}"')
+        whole, frac, unit = m.group(1), m.group(2) or "", m.group(3)
+        if not whole and len(frac) <= 1:
+            raise InputError(f"time: invalid duration {_quoted(text)}")
         if unit is None:
-            raise InputError(f'time: missing unit in duration "{text}"')
-        total += Fraction(number) * Fraction(*_DURATION_UNITS[unit])
+            raise InputError(f"time: missing unit in duration {_quoted(text)}")
+        whole = whole.lstrip("0")
+        if len(whole) > 19:  # >= 10**19 of any unit overflows int64 nanoseconds
+            raise InputError(f"time: invalid duration {_quoted(text)}")
+        frac = frac[1:_FRACTION_DIGITS + 1]
+        total += (int(whole or "0") + (Fraction(int(frac), 10 ** len(frac)) if frac else 0)) * \
+            Fraction(*_DURATION_UNITS[unit])
+        if total * 10 ** 9 > _MAX_DURATION_NS:
+            raise InputError(f"time: invalid duration {_quoted(text)}")
         pos = m.end()
     return float(sign * total)
 
