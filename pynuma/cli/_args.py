@@ -107,6 +107,11 @@ class _Subparsers:
         self._parsers: dict = {}
         self._order: list = []
 
+    @property
+    def choices(self) -> dict:
+        """Sub-command name -> its parser (argparse's ``_SubParsersAction.choices``)."""
+        return self._parsers
+
     def add_parser(self, name: str, **kwargs) -> "Parser":
         child = Parser(prog=f"{self._root.prog} {name}", real_class=self._root._real_class,
                        on_parse=self._root._on_parse)
