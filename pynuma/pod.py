@@ -6,13 +6,17 @@ vectors use (``{"name", "containers": [{"name", "requests", "limits"}]}``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from collections.abc import Mapping
 
+from ._dataclass import dataclass, field, replace
 from .errors import InputError
 from .quantity import Quantity
 
-Resources = Mapping[str, Quantity]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Any, Dict, List, Optional, Tuple
+
+    Resources = Mapping[str, Quantity]
 
 
 def _resources(raw: Any, where: str) -> Dict[str, Quantity]:

@@ -1,7 +1,9 @@
 """``pynuma cgroups``: cgroup mode and driver, and the usage of every kubelet pod and container cgroup."""
 from __future__ import annotations
 
-from typing import List, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import List, Optional
 
 
 def _mib(v: Optional[int]) -> str:

@@ -305,8 +305,7 @@ _MAX_WATCH_S = 86400.0 * 365  # a year between passes is already no watch at all
 
 def main(argv) -> int:
     args = _parser().parse_args(argv)
-    from dataclasses import replace
-
+    from .._dataclass import replace
     from ..errors import InputError
     from ..fsroot import FsRoot
     from ..policy.eviction.manager import EvictionState, synchronize

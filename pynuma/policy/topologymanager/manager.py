@@ -116,6 +116,7 @@ class ContainerDecision:
     provider_hints: List[ProviderHints]
     hint: TopologyHint
     admit: bool
+    exact: bool = True  # False: a huge machine's merge fell back to the bounded search
 
 
 @dataclass
@@ -162,6 +163,10 @@ class TopologyManager:
         """Merge one set of provider answers with the policy."""
         return self.policy.merge(providers_hints)
 
+    def merge_ex(self, providers_hints: Sequence[ProviderHints]) -> Tuple[TopologyHint, bool, bool]:
+        """:meth:`merge` plus whether the answer is exact (see ``Policy.merge_ex``)."""
+        return self.policy.merge_ex(providers_hints)
+
     def admit(self, pod: Any, providers: Sequence[HintProvider], allocate=None) -> AdmitResult:
         """Admit ``pod``: per container (container scope) or once (pod scope).
 
@@ -182,8 +187,8 @@ class TopologyManager:
             return result
         if self.scope == POD_SCOPE:
             answers = [p.pod_hints(pod) for p in providers]
-            hint, ok = self.merge(answers)
-            result.decisions.append(ContainerDecision("*", answers, hint, ok))
+            hint, ok, exact = self.merge_ex(answers)
+            result.decisions.append(ContainerDecision("*", answers, hint, ok, exact))
             if not ok:
                 return self._reject(result)
             for c in containers:
@@ -192,8 +197,8 @@ class TopologyManager:
             return result
         for c in containers:
             answers = [p.hints(pod, c) for p in providers]
-            hint, ok = self.merge(answers)
-            result.decisions.append(ContainerDecision(c.name, answers, hint, ok))
+            hint, ok, exact = self.merge_ex(answers)
+            result.decisions.append(ContainerDecision(c.name, answers, hint, ok, exact))
             if not ok:
                 return self._reject(result)
             if not self._allocate(allocate, c, hint, result):
