@@ -54,6 +54,9 @@ _LAZY = {
     "set_affinity": "pynuma.bind",
     "get_mempolicy": "pynuma.bind",
     "set_mempolicy": "pynuma.bind",
+    "processes": "pynuma.procs",
+    "ProcessPlacement": "pynuma.procs",
+    "Processes": "pynuma.procs",
     "walk_pods": "pynuma.cgroups",
     "node_root_stats": "pynuma.cgroups",
     "kubepods_stats": "pynuma.cgroups",
@@ -71,6 +74,17 @@ _LAZY = {
     "hugepage_capacity": "pynuma.hugepages.pools",
     "set_hugepage_pool": "pynuma.hugepages.allocate",
     "MemoryManager": "pynuma.policy.memorymanager.manager",
+    "ResourceConfig": "pynuma.policy.cgroupconfig",
+    "resource_config_for_pod": "pynuma.policy.cgroupconfig",
+    "qos_cgroup_config": "pynuma.policy.cgroupconfig",
+    "plan_pod": "pynuma.apply",
+    "evict_action": "pynuma.apply",
+    "pod_requests": "pynuma.ledger.requests",
+    "fit": "pynuma.ledger.fit",
+    "FitResult": "pynuma.ledger.fit",
+    "NodeState": "pynuma.ledger.node",
+    "Ledger": "pynuma.ledger.store",
+    "ConflictError": "pynuma.ledger.store",
 }
 
 

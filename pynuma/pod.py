@@ -6,7 +6,7 @@ vectors use (``{"name", "containers": [{"name", "requests", "limits"}]}``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .errors import InputError
@@ -31,6 +31,108 @@ def _resources(raw: Any, where: str) -> Dict[str, Quantity]:
     return out
 
 
+def _optional_resources(raw: Any, where: str) -> Optional[Dict[str, Quantity]]:
+    # a key that is absent means "not set", which differs from an empty map
+    return None if raw is None else _resources(raw, where)
+
+
+def _string_map(raw: Any, where: str) -> Dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{where}: expected a map of strings")
+    return {str(k): str(v) for k, v in raw.items()}
+
+
+def _nested(obj: Mapping, keys: Tuple[str, ...], where: str) -> Any:
+    for i, key in enumerate(keys):
+        if obj is None:
+            return None
+        if not isinstance(obj, Mapping):
+            raise InputError(f"{where}: {'.'.join(keys[:i])} must be a map")
+        obj = obj.get(key)
+    return obj
+
+
+@dataclass(frozen=True)
+class HostPort:
+    """A container port bound on the node (``hostPort``); ``host_ip`` ``""`` = every address."""
+
+    port: int
+    protocol: str = "TCP"
+    host_ip: str = ""
+
+
+def _host_ports(raw: Any, where: str) -> Tuple[HostPort, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise InputError(f"{where}: expected a list")
+    out = []
+    for item in raw:
+        if not isinstance(item, Mapping):
+            raise InputError(f"{where}: each port must be a map")
+        port = item.get("hostPort")
+        if port is None or port == 0:
+            continue  # not bound on the node
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 < port < 65536:
+            raise InputError(f"{where}: hostPort must be 1-65535, got {port!r}")
+        out.append(HostPort(port, str(item.get("protocol") or "TCP"), str(item.get("hostIP") or "")))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class ContainerStatus:
+    """What the kubelet reports of a container's resources (in-place resize); ``None`` = not set."""
+
+    name: str
+    allocated: Optional[Dict[str, Quantity]] = None
+    requests: Optional[Dict[str, Quantity]] = None
+    limits: Optional[Dict[str, Quantity]] = None
+
+    @classmethod
+    def from_dict(cls, raw: Any, where: str) -> "ContainerStatus":
+        if not isinstance(raw, Mapping):
+            raise InputError(f"{where}: expected a map")
+        res = raw.get("resources")
+        if res is not None and not isinstance(res, Mapping):
+            raise InputError(f"{where}.resources: expected a map")
+        res = res or {}
+        return cls(str(raw.get("name") or ""),
+                   _optional_resources(raw.get("allocatedResources"), f"{where}.allocatedResources"),
+                   _optional_resources(res.get("requests"), f"{where}.resources.requests"),
+                   _optional_resources(res.get("limits"), f"{where}.resources.limits"))
+
+
+@dataclass(frozen=True)
+class PodCondition:
+    """One ``status.conditions`` entry."""
+
+    type: str
+    status: str = "True"
+    reason: str = ""
+    message: str = ""
+
+
+def _status_lists(status: Mapping, where: str):
+    conds = status.get("conditions") or []
+    if not isinstance(conds, list):
+        raise InputError(f"{where}: status.conditions must be a list")
+    conditions = []
+    for c in conds:
+        if not isinstance(c, Mapping):
+            raise InputError(f"{where}: each status condition must be a map")
+        conditions.append(PodCondition(str(c.get("type") or ""), str(c.get("status") or ""),
+                                       str(c.get("reason") or ""), str(c.get("message") or "")))
+    statuses = []
+    for key in ("containerStatuses", "initContainerStatuses"):
+        items = status.get(key) or []
+        if not isinstance(items, list):
+            raise InputError(f"{where}: status.{key} must be a list")
+        statuses += [ContainerStatus.from_dict(c, f"{where} status.{key}[{i}]") for i, c in enumerate(items)]
+    return tuple(conditions), tuple(statuses)
+
+
 @dataclass(frozen=True)
 class Container:
     """One container's resource needs; ``restart_policy == "Always"`` on an init container makes it a sidecar."""
@@ -39,6 +141,7 @@ class Container:
     requests: Dict[str, Quantity] = field(default_factory=dict)
     limits: Dict[str, Quantity] = field(default_factory=dict)
     restart_policy: Optional[str] = None
+    ports: Tuple["HostPort", ...] = ()
 
     @property
     def is_sidecar(self) -> bool:
@@ -51,13 +154,18 @@ class Container:
             q = self.limits.get(resource)
         return q
 
+    def defaulted(self) -> "Container":
+        """A copy whose requests default to the limits where unset, as the API server defaults them."""
+        missing = {n: q for n, q in self.limits.items() if n not in self.requests}
+        return replace(self, requests={**self.requests, **missing}) if missing else self
+
     @classmethod
-    def from_dict(cls, raw: Mapping, where: str = "container") -> "Container":
+    def from_dict(cls, raw: Mapping, where: str = "container", unnamed_ok: bool = False) -> "Container":
         """Build from a container map; ``where`` names it in errors (e.g. ``"f.yaml: pod p: spec.containers[0]"``)."""
         if not isinstance(raw, Mapping):
             raise InputError(f"{where}: expected a map")
-        name = raw.get("name")
-        if not isinstance(name, str) or not name:
+        name = raw.get("name", "" if unnamed_ok else None)
+        if not isinstance(name, str) or not (name or unnamed_ok):
             raise InputError(f"{where}.name: Required value: missing name")
         res = raw.get("resources")
         if isinstance(res, Mapping):
@@ -71,12 +179,13 @@ class Container:
             requests=_resources(requests, f"{fields}.requests"),
             limits=_resources(limits, f"{fields}.limits"),
             restart_policy=raw.get("restartPolicy", raw.get("restart_policy")),
+            ports=_host_ports(raw.get("ports"), f"{where}.ports"),
         )
 
 
 @dataclass(frozen=True)
 class Pod:
-    """A pod: identity, priority, containers, init containers, volumes, pod-level resources."""
+    """A pod: identity, priority, containers, init containers, volumes, pod-level resources, overhead."""
 
     name: str
     namespace: str = "default"
@@ -90,6 +199,15 @@ class Pod:
     pod_requests: Optional[Dict[str, Quantity]] = None
     pod_limits: Optional[Dict[str, Quantity]] = None
     status_qos_class: Optional[str] = None
+    overhead: Dict[str, Quantity] = field(default_factory=dict)
+    labels: Dict[str, str] = field(default_factory=dict)
+    node_name: str = ""
+    node_selector: Dict[str, str] = field(default_factory=dict)
+    tolerations: Tuple[Mapping, ...] = ()
+    node_selector_terms: Tuple[Mapping, ...] = ()  # required node affinity: any term must match
+    os_name: Optional[str] = None
+    conditions: Tuple[PodCondition, ...] = ()
+    container_statuses: Tuple[ContainerStatus, ...] = ()
 
     def all_containers(self) -> Tuple[Container, ...]:
         """Init containers (in order) then app containers."""
@@ -100,6 +218,15 @@ class Pod:
             if c.name == name:
                 return c
         raise InputError(f"pod {self.name}: no container named {name!r}")
+
+    def defaulted(self) -> "Pod":
+        """A copy with requests defaulted from limits (containers and pod level), as the API server does."""
+        pod_requests = self.pod_requests
+        if self.pod_limits:
+            pod_requests = {**{n: q for n, q in self.pod_limits.items()}, **(self.pod_requests or {})}
+        return replace(self, containers=tuple(c.defaulted() for c in self.containers),
+                       init_containers=tuple(c.defaulted() for c in self.init_containers),
+                       pod_requests=pod_requests)
 
     @classmethod
     def from_dict(cls, raw: Mapping, where: str = "pod") -> "Pod":
@@ -116,8 +243,13 @@ class Pod:
             status = raw.get("status") or {}
         else:
             meta, spec, status = raw, raw, raw
+        compact = meta is raw
+        if compact and isinstance(raw.get("status"), Mapping):
+            status = raw["status"]
         if not isinstance(meta, Mapping) or not isinstance(spec, Mapping):
             raise InputError(f"{where}: metadata and spec must be maps")
+        if not isinstance(status, Mapping):
+            raise InputError(f"{where}: status must be a map")
         name = meta.get("name") or raw.get("name") or ""
         if not isinstance(name, str):
             raise InputError(f"{where}: name must be a string")
@@ -137,13 +269,23 @@ class Pod:
         if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
             raise InputError(f"{where}: priority must be an integer")
         volumes = spec.get("volumes") or []
+        conditions, statuses = _status_lists(status, where)
+        tolerations = spec.get("tolerations") or []
+        if not isinstance(tolerations, list) or not all(isinstance(t, Mapping) for t in tolerations):
+            raise InputError(f"{where}: tolerations must be a list of maps")
+        terms = _nested(spec, ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+                               "nodeSelectorTerms"), where) or []
+        if not isinstance(terms, list) or not all(isinstance(t, Mapping) for t in terms):
+            raise InputError(f"{where}: affinity.nodeAffinity nodeSelectorTerms must be a list of maps")
+        os_spec = spec.get("os")
+        os_name = os_spec.get("name") if isinstance(os_spec, Mapping) else None
         return cls(
             name=name,
             namespace=meta.get("namespace") or "default",
             uid=str(meta.get("uid") or name),
-            containers=tuple(Container.from_dict(c, f"{where}: {spec_path}containers[{i}]")
+            containers=tuple(Container.from_dict(c, f"{where}: {spec_path}containers[{i}]", compact)
                              for i, c in enumerate(conts)),
-            init_containers=tuple(Container.from_dict(c, f"{where}: {spec_path}{init_key}[{i}]")
+            init_containers=tuple(Container.from_dict(c, f"{where}: {spec_path}{init_key}[{i}]", compact)
                                   for i, c in enumerate(inits)),
             priority=priority,
             priority_class_name=spec.get("priorityClassName"),
@@ -151,7 +293,16 @@ class Pod:
             volumes=tuple(volumes) if isinstance(volumes, list) else (),
             pod_requests=pod_requests,
             pod_limits=pod_limits,
-            status_qos_class=(status.get("qosClass") if isinstance(status, Mapping) else None),
+            status_qos_class=status.get("qosClass") or (raw.get("qosClass") if compact else None),
+            overhead=_resources(spec.get("overhead"), f"{where} overhead"),
+            labels=_string_map(meta.get("labels"), f"{where} labels"),
+            node_name=str(spec.get("nodeName") or ""),
+            node_selector=_string_map(spec.get("nodeSelector"), f"{where} nodeSelector"),
+            tolerations=tuple(tolerations),
+            node_selector_terms=tuple(terms),
+            os_name=None if os_name is None else str(os_name),
+            conditions=conditions,
+            container_statuses=statuses,
         )
 
 

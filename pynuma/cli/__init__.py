@@ -13,6 +13,9 @@ COMMANDS = {
     "hints": ("pynuma.cli.hints", "merge topology hints as the kubelet's Topology Manager would"),
     "admit": ("pynuma.cli.admit", "admit a pod: hints, merged affinity, CPUs and memory it would get"),
     "state": ("pynuma.cli.state", "show, check and fix kubelet cpu/memory manager checkpoint files"),
+    "fit": ("pynuma.cli.fit", "would a pod fit this node now, and why not (scheduler and kubelet reasons)"),
+    "ledger": ("pynuma.cli.ledger", "the node's resource ledger: show, init, assume, bind, forget, expire"),
+    "release": ("pynuma.cli.release", "remove a pod from the node's ledger and free what it holds"),
     "hugepages": ("pynuma.cli.hugepages", "show or set hugepage pools per size and NUMA node"),
     "eviction": ("pynuma.cli.eviction", "eviction signals, thresholds, node conditions and ranked pods"),
     "allocatable": ("pynuma.cli.allocatable", "node allocatable from capacity, reservations and thresholds"),
@@ -21,7 +24,11 @@ COMMANDS = {
     "run": ("pynuma.cli.run", "run a command with a CPU and memory placement (like numactl)"),
     "bind": ("pynuma.cli.bind", "change the CPU affinity of a running process, migrate its pages"),
     "show": ("pynuma.cli.show", "CPUs, memory nodes and memory policy of a process"),
+    "procs": ("pynuma.cli.procs", "NUMA placement of processes: memory per node, remote share"),
     "bench": ("pynuma.cli.bench", "NUMA memory latency and bandwidth microbenchmarks"),
+    "apply": ("pynuma.cli.apply", "create or update a pod's cgroups with the kubelet's settings"),
+    "evict": ("pynuma.cli.evict", "kill a pod's processes, remove its cgroups, report its status"),
+    "oom-adjust": ("pynuma.cli.oom_adjust", "set a process's oom_score_adj (-1000..1000)"),
 }
 
 

@@ -9,8 +9,14 @@ Per container: each provider's hints, the merged hint, the exclusive CPUs
 ``--memory-policy static``) and devices (``--devices FILE``: JSON list of
 ``{resource, id, numa}``), then admit or reject with the kubelet's reason.
 Several pods in the file are admitted in order against the same state.
-``--state-dir`` reads ``cpu_manager_state`` / ``memory_manager_state`` there;
-``--commit`` writes them back atomically when every pod was admitted.
+Fit comes first: a pod that does not fit node allocatable minus what is
+already requested is refused with the kubelet's reason (``OutOfcpu``,
+``OutOfhugepages-1Gi``) before any manager sees it.  ``--state-dir`` holds
+the node's ledger and the checkpoint files derived from it; ``--commit``
+enters every pod in the ledger, in one transaction, when every pod was
+admitted, and rewrites ``cpu_manager_state`` / ``memory_manager_state``
+from it (see :mod:`pynuma.cli._admit_ledger`).  Without a ledger the
+checkpoint files of ``--state-dir`` are read as they are.
 ``--policy`` defaults to best-effort (the kubelet's default is none, which
 computes no hints).  Exit 0 when every pod is admitted, 1 when one is
 rejected, 2 on bad input.
@@ -43,16 +49,20 @@ def _build_parser():
                    help="--reserved-memory of the kubelet, e.g. '0:memory=1Gi;1:memory=1Gi'")
     p.add_argument("--devices", metavar="FILE", help="JSON list of devices: [{resource, id, numa}]")
     p.add_argument("--state-dir", metavar="DIR", help="directory holding the kubelet's checkpoint files")
-    p.add_argument("--commit", action="store_true", help="write the allocation to the state dir's checkpoints")
+    p.add_argument("--commit", action="store_true",
+                   help="enter the pods in the state dir's ledger and rewrite its checkpoint files")
+    from ._ledger import add_allocatable
+
+    add_allocatable(p)
     add_topology_source(p)
     add_json(p)
     return p
 
 
-def _cpu(args, topo, tm_policy):
+def _cpu_policy(args, topo, tm_policy):
     from ..cpuset import CPUSet
     from ..policy.cpumanager.options import ALL_GATES_ON, parse_options
-    from ..policy.cpumanager.static_policy import CPUState, new_policy
+    from ..policy.cpumanager.static_policy import new_policy
 
     raw = {}
     for item in args.cpu_option:
@@ -63,10 +73,14 @@ def _cpu(args, topo, tm_policy):
     except ValueError as err:
         raise InputError(f"--reserved-cpus: bad cpulist {args.reserved_cpus!r}: {err}") from None
     if args.cpu_policy == "static":
-        policy = new_policy("static", topo, num_reserved=len(reserved), reserved=reserved,
-                            options=parse_options(raw, ALL_GATES_ON), topology_manager_policy=tm_policy)
-    else:
-        policy = new_policy("none", topo)
+        return new_policy("static", topo, num_reserved=len(reserved), reserved=reserved,
+                          options=parse_options(raw, ALL_GATES_ON), topology_manager_policy=tm_policy)
+    return new_policy("none", topo)
+
+
+def _cpu_state_from_files(args, policy):
+    from ..policy.cpumanager.static_policy import CPUState
+
     state = CPUState()
     path = os.path.join(args.state_dir, CPU_STATE) if args.state_dir else None
     if path and os.path.exists(path):
@@ -75,33 +89,28 @@ def _cpu(args, topo, tm_policy):
         restored = read_file(path, configured_policy=args.cpu_policy)
         state = CPUState(restored.default, restored.assignments)
     policy.start(state)
-    return policy, state, path
+    return state
 
 
 def _memory(args):
     from ..policy.memorymanager.manager import MemoryManager, machine_for
 
     if args.memory_policy != "static":
-        return None, None
+        return None
     if not args.reserved_memory:
         raise InputError("--memory-policy static needs --reserved-memory (the kubelet requires it)")
-    mm = MemoryManager.from_machine(machine_for(args.topology, args.root or "/"), args.reserved_memory)
-    path = os.path.join(args.state_dir, MEMORY_STATE) if args.state_dir else None
-    if path and os.path.exists(path):
-        mm.load(path)
-    return mm, path
+    return MemoryManager.from_machine(machine_for(args.topology, args.root or "/"), args.reserved_memory)
 
 
-def _devices(args, nodes):
+def _inventory(args):
     if not args.devices:
         return None
-    from ..policy.devicemanager.inventory import DeviceHintProvider, DeviceInventory
-
     from ..inputfile import load_json
+    from ..policy.devicemanager.inventory import DeviceInventory
 
     raw = load_json(args.devices)
     try:
-        return DeviceHintProvider(DeviceInventory.from_json(raw), nodes)
+        return DeviceInventory.from_json(raw)
     except ValueError as err:
         raise ParseError(args.devices, str(err)) from None
 
@@ -139,36 +148,41 @@ def _print_text(reports) -> None:
 def main(argv) -> int:
     args = _build_parser().parse_args(argv)
     from ..pod import load_pods
-    from ..policy.admit import admit_pod
     from ..policy.topologymanager.numa_info import NUMAInfo
     from ..policy.topologymanager.manager import TopologyManager
     from ..topology_file import cpu_topology_for
+    from . import _admit_ledger as AL
+    from ._ledger import ledger_path
     from .hints import parse_option_args
 
     if args.commit and not args.state_dir:
         raise InputError("--commit needs --state-dir DIR (where the checkpoint files live)")
     if args.state_dir and not os.path.isdir(args.state_dir):
         raise InputError(f"--state-dir {args.state_dir}: not a directory")
-    pods = load_pods(args.pod)
+    pods = [p.defaulted() for p in load_pods(args.pod)]  # as the API server hands them to the kubelet
     topo = cpu_topology_for(args.topology, args.root or "/")
     try:
         info = NUMAInfo.from_matrix(topo.machine_numa_nodes, topo.distances)
     except ValueError:
         info = NUMAInfo.from_matrix(topo.machine_numa_nodes, None)
     manager = TopologyManager.create(info, args.policy, args.scope, parse_option_args(args.option))
-    policy, state, cpu_path = _cpu(args, topo, args.policy)
-    memory, mem_path = _memory(args)
-    devices = _devices(args, info.nodes)
-    reports = [admit_pod(pod, manager, (policy, state), memory, devices).to_json() for pod in pods]
-    admitted = all(r["admit"] for r in reports)
-    committed = False
-    if args.commit and admitted:
-        from ..state.cpu_checkpoint import write_file
+    policy = _cpu_policy(args, topo, args.policy)
+    memory = _memory(args)
+    inventory = _inventory(args)
+    allocatable = AL.allocatable_for(args, topo)
 
-        write_file(cpu_path, args.cpu_policy, state.default, state.assignments)
-        if memory is not None:
-            memory.save(mem_path)
-        committed = True
+    def providers(inv):
+        from ..policy.devicemanager.inventory import DeviceHintProvider
+
+        return None if inv is None else DeviceHintProvider(inv, info.nodes)
+
+    if args.state_dir and (args.commit or os.path.exists(ledger_path(args.state_dir))):
+        reports, committed = AL.admit_with_ledger(args, pods, manager, policy, memory, inventory, allocatable,
+                                                  providers)
+    else:
+        reports, committed = _admit_in_memory(args, pods, manager, policy, memory, inventory, allocatable,
+                                              providers), False
+    admitted = all(r["admit"] for r in reports)
     if args.json:
         print_json({"admit": admitted, "committed": committed, "pods": reports})
     else:
@@ -176,3 +190,25 @@ def main(argv) -> int:
         if args.commit:
             print("committed to " + args.state_dir if committed else "nothing committed (a pod was rejected)")
     return 0 if admitted else 1
+
+
+def _admit_in_memory(args, pods, manager, policy, memory, inventory, allocatable, providers):
+    """No ledger: start from the state dir's files (if any), admit in order, write nothing."""
+    from ..ledger.node import NodeState
+    from . import _admit_ledger as AL
+
+    state = _cpu_state_from_files(args, policy)
+    if memory is not None and args.state_dir:
+        path = os.path.join(args.state_dir, MEMORY_STATE)
+        if os.path.exists(path):
+            memory.load(path)
+    devices = providers(inventory)
+    alloc, partial = allocatable
+    admitted, reports = [], []
+    for pod in pods:
+        report, ok = AL.admit_one(pod, NodeState.build(alloc, admitted, partial=partial), manager, (policy, state),
+                                  memory, devices)
+        reports.append(report)
+        if ok:
+            admitted.append(pod)
+    return reports

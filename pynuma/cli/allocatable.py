@@ -24,6 +24,10 @@ def _parser():
     p.add_argument("--capacity", metavar="RES=Q,...", help="override discovered capacity entries")
     p.add_argument("--max-pods", metavar="N", type=int, default=110)
     p.add_argument("--kubelet-root", metavar="DIR", default="/var/lib/kubelet")
+    p.add_argument("--pci-resource", action="append", default=[], metavar="MATCH=RESOURCE",
+                   help="offer matching PCI devices as an extended resource (10de=nvidia.com/gpu, "
+                        "class:0302=example.com/gpu); repeatable")
+    p.add_argument("--pci-map", metavar="FILE", help="the same rules as a JSON/YAML list")
     p.add_argument("--fs-stats", metavar="FILE", help="nodefs figures from a kubelet /stats/summary (node.fs) "
                    "instead of statvfs: ephemeral-storage capacity of a --root dump")
     _common.add_root(p)
@@ -76,6 +80,23 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unkno
     return cap
 
 
+def _pci_capacity(fs, args) -> dict:
+    """Extended resources offered by PCI devices under the user's mapping (one unit per device)."""
+    from ..ledger.devices import capacity, offered_devices, parse_rules, rules_from_json
+    from ..quantity import Quantity
+
+    rules = parse_rules(args.pci_resource)
+    if args.pci_map:
+        from ..inputfile import load_items
+
+        rules += rules_from_json(list(load_items(args.pci_map)), args.pci_map)
+    if not rules:
+        return {}
+    from ..discover.devices import discover_devices
+
+    return {name: Quantity(n) for name, n in capacity(offered_devices(discover_devices(fs), rules)).items()}
+
+
 _BYTE_RESOURCES = ("memory", "ephemeral-storage", "hugepages-")
 _QUANTITY_COLUMNS = ("capacity", "kube_reserved", "system_reserved", "eviction_hard", "reservation", "allocatable",
                      "enforced")
@@ -105,8 +126,10 @@ def main(argv) -> int:
     )
     from ..policy.eviction.thresholds import ThresholdError, parse_flags, parse_threshold_config
 
-    if args.max_pods < 0:
-        raise InputError(f"--max-pods: must not be negative, got {args.max_pods}")
+    from ..limits import INT32_MAX
+
+    if not 0 <= args.max_pods <= INT32_MAX:  # maxPods is an int32 in KubeletConfiguration
+        raise InputError(f"--max-pods: must be between 0 and {INT32_MAX}, got {args.max_pods}")
     kc = load_kubelet_config(args.kubelet_config) if args.kubelet_config else KubeletConfig()
     kube = (validate_reserved(parse_resource_list(args.kube_reserved, "--kube-reserved"), "--kube-reserved")
             if args.kube_reserved is not None else validate_reserved(kc.reserved("kube"), "kubeReserved"))
@@ -127,6 +150,7 @@ def main(argv) -> int:
         fs_given = load_fs_stats(args.fs_stats)
     unknown: dict = {}
     cap = discover_capacity(fs, args.kubelet_root, args.max_pods, fs_given, unknown)
+    cap.update(_pci_capacity(fs, args))
     cap.update(parse_resource_list(args.capacity, "--capacity"))
     unknown = {k: why for k, why in unknown.items() if k not in cap}
     validate_node_allocatable(cap, kube, system, hard)

@@ -72,16 +72,20 @@ def _config(args):
     except ThresholdError as err:
         from_flag = getattr(args, SETTING_FLAGS[err.setting][2:].replace("-", "_")) is not None
         raise InputError(err.describe(None if from_flag or not args.kubelet_config else args.kubelet_config)) from None
-    if args.eviction_pressure_transition_period:
+    if args.eviction_pressure_transition_period is not None:
         try:
             period = parse_duration(args.eviction_pressure_transition_period)
-        except InputError:
+        except InputError as err:
             raise InputError(f"--eviction-pressure-transition-period: {args.eviction_pressure_transition_period!r} "
-                             "is not a duration (e.g. 30s, 5m, 1h)") from None
+                             f"is not a duration (e.g. 30s, 5m, 1h): {err}") from None
     else:
         period = kc.eviction_pressure_transition_period_s
     max_grace = (args.eviction_max_pod_grace_period if args.eviction_max_pod_grace_period is not None
                  else kc.eviction_max_pod_grace_period_s)
+    from ..limits import INT32_MAX
+
+    if not -INT32_MAX - 1 <= max_grace <= INT32_MAX:  # the kubelet's flag is an int32
+        raise InputError(f"--eviction-max-pod-grace-period {max_grace}: must fit an int32")
     return EvictionConfig(tuple(thresholds), max_grace, period, kc.local_storage_capacity_isolation, FsLayout(),
                           kc.feature_gates.get("KubeletSeparateDiskGC", True))
 

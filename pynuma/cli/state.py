@@ -1,6 +1,7 @@
 """``pynuma state``: show, check and fix kubelet CPU (and memory) manager checkpoint files.
 
     pynuma state show /var/lib/kubelet/cpu_manager_state [--json]
+    pynuma state check STATE_DIR [--fix [--dry-run]] [--json]    # files vs each other and the ledger
     pynuma state check /var/lib/kubelet/cpu_manager_state [--topology FILE | --root DIR]
                        [--policy static] [--reserved-cpus 0,1 | --num-reserved N]
                        [--option strict-cpu-reservation] [--fix [--dry-run]] [--json]
@@ -31,8 +32,9 @@ def _build_parser():
     show = sub.add_parser("show", help="print a checkpoint file (verifies its checksum)")
     show.add_argument("file", metavar="FILE")
     add_json(show)
-    check = sub.add_parser("check", help="explain what no longer matches the machine or policy")
-    check.add_argument("file", metavar="FILE")
+    check = sub.add_parser("check", help="explain what no longer matches the machine or policy; "
+                                         "DIR: do its files agree with each other and the ledger")
+    check.add_argument("file", metavar="FILE|DIR")
     src = check.add_mutually_exclusive_group()
     src.add_argument("--topology", metavar="FILE", help="machine topology JSON instead of discovery")
     add_root(src)
@@ -52,16 +54,17 @@ def _build_parser():
 
 
 def _read_json(path):
+    from ..inputfile import read_capped
+
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            text = f.read()
+        text = read_capped(path).decode("utf-8", "surrogateescape")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except OSError as err:
         raise InputError(f"{path}: {err.strerror or err}") from None
     try:
         return text, json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text, None  # the kind's own reader reports the decoding error
 
 
@@ -239,6 +242,12 @@ HANDLERS["memory"] = (_memory("show"), _memory("check"))
 
 def main(argv) -> int:
     args = _build_parser().parse_args(argv)
+    if os.path.isdir(args.file):
+        if args.action != "check":
+            raise InputError(f"{args.file}: is a directory; 'state check DIR' checks a state directory")
+        from ._state_dir import check_dir
+
+        return check_dir(args)
     text, doc = _read_json(args.file)
     kind = detect_kind(args.file, doc)
     handlers = HANDLERS.get(kind)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional
 
 from ..errors import InputError
+from ..limits import INT32_MAX
 from ..quantity import Quantity
 
 KIND = "KubeletConfiguration"
@@ -93,6 +94,8 @@ def parse_kubelet_config(doc: Any, where: str = "kubelet config") -> KubeletConf
     grace = doc.get("evictionMaxPodGracePeriod", 0)
     if isinstance(grace, bool) or not isinstance(grace, int):
         raise InputError(f"{where}: evictionMaxPodGracePeriod must be an integer")
+    if not -INT32_MAX - 1 <= grace <= INT32_MAX:  # an int32 in KubeletConfiguration
+        raise InputError(f"{where}: evictionMaxPodGracePeriod must fit an int32")
     enforce = doc.get("enforceNodeAllocatable", ["pods"])
     if not isinstance(enforce, list):
         raise InputError(f"{where}: enforceNodeAllocatable must be a list")

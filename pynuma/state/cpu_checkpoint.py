@@ -40,6 +40,8 @@ class _Pairs(list):
 def _decode(text: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_Pairs)
+    except RecursionError:  # the decoder recurses once per level of nesting
+        raise CheckpointError("invalid JSON: nested too deeply") from None
     except ValueError as err:
         pos = getattr(err, "pos", None)
         if pos is not None and pos >= len(text.rstrip()):
@@ -250,9 +252,10 @@ def read_file(path: str, configured_policy: Optional[str] = None,
     A missing file is an :class:`InputError`, or (``missing_ok``) the empty
     state the kubelet starts from.
     """
+    from ..inputfile import read_capped  # never blocks, never reads unbounded
+
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            text = f.read()
+        text = read_capped(path).decode("utf-8", "surrogateescape")
     except FileNotFoundError:
         if missing_ok:
             return load(None, configured_policy)

@@ -185,6 +185,8 @@ def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = Tru
     """Decode checkpoint text; ``CheckpointError`` when corrupt, checksum-mismatched or of another policy."""
     try:
         raw = json.loads(text)
+    except RecursionError:  # the decoder recurses once per level of nesting
+        raise CheckpointError(f"{CORRUPT}: not JSON (nested too deeply)") from None
     except ValueError as err:
         raise CheckpointError(f"{CORRUPT}: not JSON ({err})") from None
     if not isinstance(raw, Mapping):
@@ -232,9 +234,10 @@ def render_checkpoint(policy_name: str, state: MemoryState) -> str:
 
 def read_checkpoint(path: str, policy: Optional[str] = None, verify: bool = True) -> MemoryCheckpoint:
     """Read and verify a checkpoint file; ``CheckpointError`` naming the file otherwise."""
+    from ..inputfile import read_capped  # never blocks, never reads unbounded
+
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = read_capped(path).decode("utf-8")
     except OSError as err:
         raise CheckpointError(f"{path}: {err.strerror}") from None
     except UnicodeDecodeError:

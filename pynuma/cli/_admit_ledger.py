@@ -1,0 +1,200 @@
+"""``pynuma admit``'s accounting: fit first, then the managers, committed through the ledger.
+
+With ``--state-dir`` and ``--commit`` (or a ledger already in the state
+dir) the whole admission runs inside one ledger transaction: the CPU,
+Memory and device managers start from the ledger's view, each pod is
+fitted, placed and entered in turn, and the transaction commits only when
+every pod was admitted and ``--commit`` was given.  So concurrent ``admit
+--commit`` runs on one state dir never lose a pod or hand a CPU out twice,
+and ``cpu_manager_state`` / ``memory_manager_state`` are regenerated from
+the ledger under its lock.  A state dir holding kubelet checkpoint files
+but no ledger yet has its files imported when the ledger is created.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..errors import CheckpointError
+from . import _ledger as L
+
+CPU_STATE = "cpu_manager_state"
+MEMORY_STATE = "memory_manager_state"
+
+
+class _Rollback(Exception):
+    """Leave the transaction without committing (a pod was rejected, or no --commit)."""
+
+
+def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool]:
+    """``(allocatable, partial)``: --allocatable, else from the topology file (partial), else discovered."""
+    if args.allocatable:
+        return L.parse_allocatable(args.allocatable), False
+    if not args.topology:
+        return L.discovered_allocatable(args.root or "/", args.max_pods), False
+    alloc: Dict[str, Any] = {"cpu": len(topo.cpus()), "pods": args.max_pods}
+    try:
+        from ..inputfile import load_json
+        from ..policy.memorymanager.manager import machine_from_topology_json
+        from ..quantity import Quantity
+
+        machine = machine_from_topology_json(load_json(args.topology))
+    except Exception:  # a CPU-only topology file: memory is simply not known
+        return alloc, True
+    huge: Dict[str, int] = {}
+    for node in machine:
+        for kb, pages in node.hugepages:
+            from ..hugepages.resources import resource_name_for_kb
+
+            huge[resource_name_for_kb(kb)] = huge.get(resource_name_for_kb(kb), 0) + kb * 1024 * pages
+    memory = sum(n.memory for n in machine) - sum(huge.values()) - (100 << 20)  # default memory.available<100Mi
+    alloc["memory"] = Quantity(max(memory, 0), "BinarySI")
+    alloc.update({k: Quantity(v, "BinarySI") for k, v in huge.items()})
+    return alloc, True
+
+
+def fit_report(pod, result) -> Dict[str, Any]:
+    """An admit report for a pod refused by fit (the managers never saw it)."""
+    return {"pod": pod.name, "policy": None, "scope": None, "admit": False, "reason": result.reason,
+            "message": result.message, "containers": [], "fit": result.to_json()}
+
+
+def admit_one(pod, node, manager, cpu, memory, devices) -> Tuple[Dict[str, Any], bool]:
+    """Fit first, then the Topology / CPU / Memory / device managers; ``(report, admitted)``."""
+    from ..ledger.fit import fit
+    from ..policy.admit import admit_pod
+
+    result = fit(pod, node)
+    if not result.fits:
+        return fit_report(pod, result), False
+    report = admit_pod(pod, manager, cpu, memory, devices).to_json()
+    report["fit"] = result.to_json()
+    return report, report["admit"]
+
+
+def placement_of(pod, cpu, memory, devices):
+    from ..ledger.model import Placement
+
+    cpus = dict(cpu[1].assignments.get(pod.uid, {})) if cpu is not None else {}
+    blocks = {c: list(b) for c, b in ((memory.state.assignments or {}).get(pod.uid) or {}).items()} \
+        if memory is not None else {}
+    devs = {c: {r: list(ids) for r, ids in d.items()} for c, d in devices.inv.allocated.get(pod.uid, {}).items()} \
+        if devices is not None else {}
+    return Placement(cpus, blocks, devs)
+
+
+def memory_config(mm) -> Optional[Dict[str, Any]]:
+    if mm is None:
+        return None
+    p = mm.policy
+    return {"machine": [[n.id, n.memory, [list(h) for h in n.hugepages]] for n in p.machine],
+            "reserved": {str(k): dict(v) for k, v in p.system_reserved.items()}}
+
+
+def read_files(state_dir: str, cpu_policy: str, memory) -> Tuple[Any, Any]:
+    """Existing kubelet checkpoints of a state dir that has no ledger yet (errors leave them untouched)."""
+    from ..state.cpu_checkpoint import read_file
+
+    cpu_path = os.path.join(state_dir, CPU_STATE)
+    cpu = read_file(cpu_path, configured_policy=cpu_policy) if os.path.exists(cpu_path) else None
+    mem = None
+    mem_path = os.path.join(state_dir, MEMORY_STATE)
+    if memory is not None and os.path.exists(mem_path):
+        from ..state.memory_checkpoint import read_checkpoint
+
+        mem = read_checkpoint(mem_path, policy=memory.policy.name)
+    return cpu, mem
+
+
+def import_files(tx, cpu, mem) -> int:
+    """Record the pods of existing checkpoint files as bound entries; the number imported.
+
+    Their requests are what the files show: one CPU per exclusive CPU,
+    and the memory blocks' sizes.
+    """
+    from ..ledger.model import Placement
+    from ..pod import Container, Pod
+    from ..quantity import Quantity
+
+    cpus = cpu.assignments if cpu is not None else {}
+    blocks = (mem.state.assignments or {}) if mem is not None else {}
+    for uid in sorted(set(cpus) | set(blocks)):
+        names = sorted(set(cpus.get(uid, {})) | set(blocks.get(uid) or {}))
+        containers = []
+        for name in names:
+            req: Dict[str, Quantity] = {}
+            if name in cpus.get(uid, {}):
+                req["cpu"] = Quantity(len(cpus[uid][name]))
+            for b in (blocks.get(uid) or {}).get(name) or []:
+                req[b.type] = Quantity(b.size + (req[b.type].value() if b.type in req else 0), "BinarySI")
+            containers.append(Container(name, req, dict(req)))
+        placement = Placement(dict(cpus.get(uid, {})), {c: list(b or []) for c, b in (blocks.get(uid) or {}).items()})
+        tx.assume(Pod(uid, uid=uid, containers=tuple(containers)), placement=placement, bind=True, check_fit=False)
+    return len(set(cpus) | set(blocks))
+
+
+def _configure(tx, args, policy, memory, inventory, allocatable) -> None:
+    cfg = tx.view.config
+    want_cpus = policy.all_cpus() if args.cpu_policy == "static" else None
+    if cfg.cpu_policy is not None and (cfg.cpu_policy != args.cpu_policy or cfg.cpus != want_cpus):
+        raise CheckpointError(f"{tx.view and args.state_dir}: the ledger was set up for CPU policy "
+                              f"{cfg.cpu_policy} over CPUs {cfg.cpus}; this admission uses {args.cpu_policy} over "
+                              f"{want_cpus} (drain the node and remove the state, as for the kubelet)")
+    mem = memory_config(memory)
+    if cfg.memory and mem and cfg.memory != mem:
+        raise CheckpointError(f"{args.state_dir}: the ledger's Memory Manager machine or reservation differs "
+                              f"from this admission's")
+    changes: Dict[str, Any] = {}
+    if cfg.cpu_policy is None:
+        changes.update(cpu_policy=args.cpu_policy, cpus=want_cpus)
+    if mem and not cfg.memory:
+        changes["memory"] = mem
+    if inventory is not None and not cfg.devices:
+        changes["devices"] = [{"resource": d.resource, "id": d.id, "numa": list(d.numa), "healthy": d.healthy}
+                              for devs in inventory.devices.values() for d in devs.values()]
+    alloc, partial = allocatable
+    if cfg.allocatable is None:
+        changes["partial"] = partial
+        tx.configure(alloc, **changes)
+    elif changes:
+        tx.configure(None, **changes)
+
+
+def admit_with_ledger(args, pods, manager, policy, memory, inventory, allocatable,
+                      providers) -> Tuple[List[Dict[str, Any]], bool]:
+    """Admit ``pods`` inside one ledger transaction; ``(reports, committed)``."""
+    from ..policy.cpumanager.static_policy import CPUState
+
+    state_dir = args.state_dir
+    fresh = not os.path.exists(L.ledger_path(state_dir))
+    files = read_files(state_dir, args.cpu_policy, memory) if fresh else (None, None)
+    reports: List[Dict[str, Any]] = []
+    committed = False
+    with L.open_ledger(state_dir) as ledger:
+        try:
+            with ledger.transaction() as tx:
+                if fresh:
+                    import_files(tx, *files)
+                _configure(tx, args, policy, memory, inventory, allocatable)
+                view = tx.view
+                state = view.cpu_state() if args.cpu_policy == "static" else CPUState()
+                policy.start(state)
+                if memory is not None:
+                    from ..ledger.checkpoints import memory_state
+
+                    memory.state = memory.policy.start(memory_state(view))
+                if inventory is not None:
+                    inventory.allocated = view.device_allocations()
+                devices = providers(inventory)
+                for pod in pods:
+                    report, ok = admit_one(pod, tx.view.node_state(), manager, (policy, state), memory, devices)
+                    reports.append(report)
+                    if ok:
+                        tx.assume(pod, placement=placement_of(pod, (policy, state), memory, devices), bind=True,
+                                  check_fit=False)
+                if not (args.commit and all(r["admit"] for r in reports)):
+                    raise _Rollback()
+                committed = True
+        except _Rollback:
+            pass
+    return reports, committed

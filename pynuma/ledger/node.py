@@ -1,0 +1,78 @@
+"""A node as fit sees it: allocatable, what its pods already request, its labels, taints and host ports.
+
+>>> node = NodeState.build({"cpu": "2", "memory": "4Gi", "pods": "10"})
+>>> node.free("cpu"), node.allowed_pods
+(2000, 10)
+
+Amounts are the scheduler's integers (``framework.Resource``): cpu in
+millicores, memory, ephemeral-storage and hugepages in bytes, everything
+else in units; ``pods`` in allocatable is the number of pods allowed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, Mapping, Optional, Tuple, Union
+
+from ..pod import HostPort, Pod
+from ..quantity import Quantity
+from .requests import PODS, request_units, to_units
+
+QuantityLike = Union[Quantity, str, int]
+
+
+def allocatable_units(allocatable: Mapping[str, QuantityLike]) -> Dict[str, int]:
+    """Node allocatable in scheduler integers, ``pods`` kept as the allowed pod count."""
+    parsed = {k: Quantity.parse(v) for k, v in allocatable.items()}
+    out = to_units(parsed)
+    if PODS in parsed:
+        out[PODS] = parsed[PODS].value()
+    return out
+
+
+@dataclass(frozen=True)
+class NodeState:
+    """Allocatable and requested totals plus the node facts the kubelet's predicates read."""
+
+    allocatable: Mapping[str, int]
+    requested: Mapping[str, int] = field(default_factory=dict)
+    pod_count: int = 0
+    name: str = ""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: Tuple[Mapping, ...] = ()
+    host_ports: Tuple[HostPort, ...] = ()
+    # allocatable lists only what is known (a topology file says nothing of memory): a resource it
+    # does not list is not checked, and is reported as unchecked
+    partial: bool = False
+    exists: bool = True  # False: no node object (the scheduler's fit then never passes)
+
+    @property
+    def allowed_pods(self) -> int:
+        return int(self.allocatable.get(PODS, 0))
+
+    def knows(self, resource: str) -> bool:
+        return not self.partial or resource in self.allocatable
+
+    def free(self, resource: str) -> int:
+        return int(self.allocatable.get(resource, 0)) - int(self.requested.get(resource, 0))
+
+    @classmethod
+    def build(cls, allocatable: Optional[Mapping[str, QuantityLike]], existing: Iterable[Pod] = (), *,
+              name: str = "", labels: Optional[Mapping[str, str]] = None, taints: Iterable[Mapping] = (),
+              pod_level_resources: bool = True, partial: bool = False) -> "NodeState":
+        """From allocatable quantities and the pods already on the node (their requests summed)."""
+        requested: Dict[str, int] = {}
+        ports = []
+        pods = list(existing)
+        for p in pods:
+            for res, n in request_units(p, pod_level_resources).items():
+                requested[res] = requested.get(res, 0) + n
+            ports += [hp for c in p.all_containers() for hp in c.ports]
+        return cls(allocatable_units(allocatable or {}), requested, len(pods), name, dict(labels or {}),
+                   tuple(taints), tuple(ports), partial, allocatable is not None)
+
+    def with_allocatable(self, updates: Mapping[str, int]) -> "NodeState":
+        """A copy with some allocatable entries replaced (device plugin updates)."""
+        merged = dict(self.allocatable)
+        merged.update(updates)
+        return NodeState(merged, self.requested, self.pod_count, self.name, self.labels, self.taints,
+                         self.host_ports, self.partial, self.exists)
