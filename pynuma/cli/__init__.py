@@ -93,14 +93,27 @@ def main(argv=None, owns_process: bool = False) -> int:
         # a PynumaError was defined by pynuma.errors, so that module is loaded when one is raised;
         # a command that raises none does not pay for importing it
         errors = sys.modules.get("pynuma.errors")
-        if errors is None or not isinstance(err, errors.PynumaError):
-            raise
         common = sys.modules.get("pynuma.cli._common")
         prog = common.error_prog(name) if common is not None else f"pynuma {name}"
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        return err.exit_code
+        if errors is not None and isinstance(err, errors.PynumaError):
+            _say_error(prog, str(err))
+            return err.exit_code
+        if isinstance(err, OSError):
+            # the machine said no (a directory that cannot be written, a file that went away):
+            # an operational failure, told in one line naming the file
+            where = f"{err.filename}: " if err.filename is not None else ""
+            _say_error(prog, f"{where}{err.strerror or err}")
+            return 1
+        raise
     finally:
         _owns_process = False
+
+
+def _say_error(prog: str, message: str) -> None:
+    """One line on stderr: names in ``message`` (paths, file content) may hold newlines or escapes."""
+    from ._common import printable
+
+    print(f"{prog}: error: {printable(message)}", file=sys.stderr)
 
 
 #: whether the command now running was started by a launcher that ends the process after it

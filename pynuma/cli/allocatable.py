@@ -35,6 +35,8 @@ def _parser():
 
 def _pci_capacity(fs, args) -> dict:
     """Extended resources offered by PCI devices under the user's mapping (one unit per device)."""
+    if not args.pci_resource and not args.pci_map:
+        return {}  # no mapping, nothing offered: the ledger's modules need not load
     from ..ledger.devices import capacity, offered_devices, parse_rules, rules_from_json
     from ..quantity import Quantity
 

@@ -11,13 +11,17 @@ decoding would.  Absent fields take the kubelet defaults
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from collections.abc import Mapping
 
+from .._dataclass import dataclass, field
 from ..errors import InputError
 from ..limits import INT32_MAX
 from ..policy.memorymanager.reserved import MemoryReservation
 from ..quantity import Quantity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Any, Dict, List, Optional, Tuple
 
 KIND = "KubeletConfiguration"
 _MAPS = ("evictionHard", "evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim",

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 
 
 def write_atomic(path: str, data, mode=None) -> None:
@@ -20,6 +19,8 @@ def write_atomic(path: str, data, mode=None) -> None:
             mode = os.stat(path).st_mode & 0o7777
         except OSError:
             mode = 0o644
+    import tempfile  # here, not at the top: reading a checkpoint need not pay for it
+
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     try:

@@ -2,7 +2,7 @@
 
 Read paths: the native reader through openat2, the native component walk (a
 kernel without openat2) and the pure twin; each entry point (read_at,
-read_many, read_many_text, group_walk, write_at, list_at, kind_at).  A FIFO
+read_many, read_many_text, write_at, list_at, kind_at).  A FIFO
 must not hang (a per-test alarm fails the test instead of hanging CI), a
 device must not be read, a NUL in a path must not be silently cut off, and a
 symlink to ``file/`` must be ENOTDIR everywhere (as openat2 and POSIX say).
