@@ -9,10 +9,9 @@ lease periods) plus the few settings that only an agent has::
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from typing import Any, Optional, Union
 
+from .._dataclass import dataclass, replace
 from ..config.kubelet import KubeletConfig, load_kubelet_config
 from ..errors import InputError
 
@@ -39,13 +38,14 @@ class AgentConfig(KubeletConfig):
     @classmethod
     def from_kubelet(cls, kubelet: KubeletConfig, **overrides: Any) -> "AgentConfig":
         """The agent configuration of a kubelet configuration, with ``overrides`` applied."""
-        values = {f.name: getattr(kubelet, f.name) for f in dataclasses.fields(KubeletConfig)}
+        # KubeletConfig is a pynuma._dataclass (no stdlib dataclasses on the commands' start-up path)
+        values = {name: getattr(kubelet, name) for name in KubeletConfig.__dataclass_fields__}
         values.update(overrides)
         return cls(**values)
 
     def replace(self, **changes: Any) -> "AgentConfig":
         """A copy with ``changes``."""
-        return dataclasses.replace(self, **changes)
+        return replace(self, **changes)
 
 
 def load_agent_config(path: str, **overrides: Any) -> AgentConfig:
