@@ -16,12 +16,13 @@ from collections.abc import Mapping
 from .._dataclass import dataclass, field
 from ..errors import InputError
 from ..limits import INT32_MAX
-from ..policy.memorymanager.reserved import MemoryReservation
 from ..quantity import Quantity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
     from typing import Any, Dict, List, Optional, Tuple
+
+    from ..policy.memorymanager.reserved import MemoryReservation
 
 KIND = "KubeletConfiguration"
 _MAPS = ("evictionHard", "evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim",
@@ -175,8 +176,12 @@ def _manager_and_status_fields(doc: Mapping, where: str, maps: Mapping[str, Opti
     reserved = doc.get("reservedMemory") or []
     if not isinstance(reserved, list):
         raise InputError(f"{where}: reservedMemory must be a list")
-    out["reserved_memory"] = tuple(MemoryReservation.from_dict(r, f"{where}: reservedMemory[{i}]")
-                                   for i, r in enumerate(reserved))
+    out["reserved_memory"] = ()
+    if reserved:  # only a configuration that reserves memory pays for the Memory Manager's types
+        from ..policy.memorymanager.reserved import MemoryReservation
+
+        out["reserved_memory"] = tuple(MemoryReservation.from_dict(r, f"{where}: reservedMemory[{i}]")
+                                       for i, r in enumerate(reserved))
     return out
 
 
