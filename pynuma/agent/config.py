@@ -9,9 +9,9 @@ lease periods) plus the few settings that only an agent has::
 """
 from __future__ import annotations
 
+from .._dataclass import dataclass, fields, replace
 from typing import Any, Optional, Union
 
-from .._dataclass import dataclass, replace
 from ..config.kubelet import KubeletConfig, load_kubelet_config
 from ..errors import InputError
 
@@ -38,8 +38,7 @@ class AgentConfig(KubeletConfig):
     @classmethod
     def from_kubelet(cls, kubelet: KubeletConfig, **overrides: Any) -> "AgentConfig":
         """The agent configuration of a kubelet configuration, with ``overrides`` applied."""
-        # KubeletConfig is a pynuma._dataclass (no stdlib dataclasses on the commands' start-up path)
-        values = {name: getattr(kubelet, name) for name in KubeletConfig.__dataclass_fields__}
+        values = {f.name: getattr(kubelet, f.name) for f in fields(KubeletConfig)}
         values.update(overrides)
         return cls(**values)
 
