@@ -104,7 +104,7 @@ def _assume(ledger, args) -> int:
     from ..ledger.errors import FitError
 
     pods = L.load_manifests(args.pod)
-    if args.ttl is not None and not 0 <= args.ttl < 1e9:
+    if args.ttl is not None and not 0 <= args.ttl < 1e9:  # also refuses nan
         raise InputError(f"--ttl: must be between 0 and 1e9 seconds, got {args.ttl}")
     done = []
     try:
@@ -138,6 +138,10 @@ def _one(action):
 
 
 def _expire(ledger, args) -> int:
+    import math
+
+    if args.now is not None and not (math.isfinite(args.now) and args.now >= 0):
+        raise InputError(f"--now: expected epoch seconds, got {args.now}")
     gone = ledger.expire(args.now)
     if args.json:
         print_json({"expired": [e.to_json() for e in gone]})

@@ -54,13 +54,13 @@ def _build_parser():
 
 
 def _read_json(path):
+    from ..errors import CheckpointError
+    from ..state.files import read_text
+
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except OSError as err:
-        raise InputError(f"{path}: {err.strerror or err}") from None
+        text = read_text(path)  # O_NONBLOCK, regular files only, size-capped
+    except CheckpointError as err:
+        raise InputError(str(err)) from None
     try:
         return text, json.loads(text)
     except ValueError:

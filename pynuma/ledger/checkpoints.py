@@ -95,12 +95,18 @@ def stale_temps(directory: str) -> List[str]:
     return sorted(os.path.join(directory, n) for n in names if n.startswith(prefixes) and n.endswith(".tmp"))
 
 
+class _Unreadable(str):
+    """What a checkpoint path holds when it is not a readable regular file (never equal to a derivation)."""
+
+
 def _read(path: str) -> Optional[str]:
+    from ..errors import PynumaError
+    from ..state.files import read_text
+
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
+        return read_text(path, missing_ok=True)  # O_NONBLOCK, regular files only, size-capped
+    except PynumaError as err:
+        return _Unreadable(str(err))
 
 
 def sync(directory: str, texts: Dict[str, str]) -> List[str]:
@@ -147,6 +153,8 @@ def check(directory: str, texts: Dict[str, str]) -> List[Finding]:
         have = _read(os.path.join(directory, name))
         if have is None:
             out.append(Finding(name, "missing", "the ledger has state for this file but it does not exist"))
+        elif isinstance(have, _Unreadable):
+            out.append(Finding(name, "unreadable", f"{have} (the ledger rewrites it)"))
         elif have != want:
             out.append(Finding(name, "behind", "differs from what the ledger derives "
                                                "(a writer died between commit and file write, or it was edited)"))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 
 
@@ -12,12 +13,17 @@ def write_atomic(path: str, data, mode=None) -> None:
     renamed over ``path``, and the directory is fsynced so the rename
     survives a crash.  ``mode`` defaults to the replaced file's permissions
     (0644 for a new file), so rewriting a checkpoint never widens or narrows them.
+    The temp file is ``.<name>.<random>.tmp``: a writer killed before its
+    rename leaves one, which the next writer holding the state lock removes
+    (:func:`pynuma.ledger.checkpoints.sync`).
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
     if mode is None:
+        # the replaced file's own mode; a symlink or device in its place lends nothing (/dev/zero is 0666)
         try:
-            mode = os.stat(path).st_mode & 0o7777
+            st = os.lstat(path)
+            mode = st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else 0o644
         except OSError:
             mode = 0o644
     directory = os.path.dirname(os.path.abspath(path))

@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .atomic import write_atomic
 from ..cpuset import CPUSet
-from ..errors import CheckpointError, InputError
+from ..errors import CheckpointError
 from .checksum import Struct, Typed, checksum_of
 
 CHECKPOINT_NAME = "cpu_manager_state"
@@ -250,15 +250,11 @@ def read_file(path: str, configured_policy: Optional[str] = None,
     A missing file is an :class:`InputError`, or (``missing_ok``) the empty
     state the kubelet starts from.
     """
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            text = f.read()
-    except FileNotFoundError:
-        if missing_ok:
-            return load(None, configured_policy)
-        raise InputError(f"{path}: no such file") from None
-    except OSError as err:
-        raise CheckpointError(f"{path}: {err.strerror or err}") from None
+    from .files import read_text
+
+    text = read_text(path, missing_ok=missing_ok)  # O_NONBLOCK, regular files only, size-capped
+    if text is None:
+        return load(None, configured_policy)
     try:
         return load(text, configured_policy, container_map)
     except CheckpointError as err:

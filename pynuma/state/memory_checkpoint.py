@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional
 
 from .atomic import write_atomic
-from ..errors import CheckpointError
+from ..errors import CheckpointError, InputError
 from ..policy.memorymanager.state import (Assignments, Block, MemoryState, MemoryTable, NUMANodeMap, NUMANodeState,
                                    assignments_to_dict, machine_state_to_dict)
 from .checksum import Struct, Typed, fnv1a32, spew
@@ -232,11 +232,14 @@ def render_checkpoint(policy_name: str, state: MemoryState) -> str:
 
 def read_checkpoint(path: str, policy: Optional[str] = None, verify: bool = True) -> MemoryCheckpoint:
     """Read and verify a checkpoint file; ``CheckpointError`` naming the file otherwise."""
+    from .files import read_text
+
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as err:
-        raise CheckpointError(f"{path}: {err.strerror}") from None
+        text = read_text(path, errors="strict")  # O_NONBLOCK, regular files only, size-capped
+    except InputError as err:
+        if "no such file" in str(err):
+            raise CheckpointError(f"{path}: No such file or directory") from None
+        raise
     except UnicodeDecodeError:
         raise CheckpointError(f"{path}: {CORRUPT}: not UTF-8 text") from None
     try:

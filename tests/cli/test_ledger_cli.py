@@ -191,3 +191,13 @@ def test_allocatable_shows_pci_devices_offered_as_extended_resources(tmp_path):
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["capacity"]["nvidia.com/gpu"] == "2" and doc["allocatable"]["nvidia.com/gpu"] == "2"
+
+
+def test_state_commands_refuse_a_fifo_without_blocking(tmp_path):
+    fifo = tmp_path / "cpu_manager_state"
+    os.mkfifo(fifo)
+    for action in ("show", "check"):
+        out = run("state", action, str(fifo), timeout=60)
+        assert out.returncode == 2 and "not a regular file" in out.stderr
+    out = run("state", "check", str(tmp_path), timeout=60)
+    assert out.returncode == 1 and "unreadable" in out.stdout
