@@ -4,7 +4,8 @@
 
 Prints per-call times of sched_getaffinity/sched_setaffinity through the
 native core and through the pure twin (CPython's os.*), get/set_mempolicy
-(native only), and the wall time of launching ``true`` under
+through the native core and the pure twin (libc's syscall through cffi in
+ABI mode), and the wall time of launching ``true`` under
 ``pynuma run --cpus 0 --membind 0`` against ``numactl`` (when installed)
 and a bare launch.
 """
@@ -51,18 +52,20 @@ def main() -> int:
         pure = per_call(lambda: call(impls["pure"]))
         native = per_call(lambda: call(impls["native"])) if "native" in impls else None
         rows.append((name, native, pure))
-    if "native" in impls:
-        n = impls["native"]
+    def policy_calls(mod, box):
+        box["get"] = per_call(lambda: mod.get_mempolicy(64, 0, 0))
+        box["set"] = per_call(lambda: mod.set_mempolicy(0, 0, 64))
 
-        def policy_calls(box):
-            box["get"] = per_call(lambda: n.get_mempolicy(64, 0, 0))
-            box["set"] = per_call(lambda: n.set_mempolicy(0, 0, 64))
-
-        box: dict = {}
-        worker = threading.Thread(target=policy_calls, args=(box,))  # policy is per thread: keep it off main
+    timed = {}
+    for kind, mod in impls.items():
+        if not mod.mempolicy_supported():
+            continue
+        timed[kind] = {}
+        worker = threading.Thread(target=policy_calls, args=(mod, timed[kind]))  # policy is per thread
         worker.start()
         worker.join()
-        rows += [("get_mempolicy", box["get"], None), ("set_mempolicy", box["set"], None)]
+    for call in ("get", "set"):
+        rows.append((f"{call}_mempolicy", timed.get("native", {}).get(call), timed.get("pure", {}).get(call)))
     print(f"{'call':<20}{'native ns':>12}{'pure ns':>12}{'pure/native':>13}")
     for name, native, pure in rows:
         ratio = f"{pure / native:>12.1f}x" if native and pure else f"{'-':>13}"

@@ -36,6 +36,11 @@ int pn_open_in_root(int rootfd, const char *path, int flags);
  * openat2: pn_open_in_root.  fd or -errno. */
 int pn_open_near(int rootfd, int dirfd, size_t dirlen, const char *path, int flags);
 
+/* Open a file to read or write it, as pn_open_near(rootfd, dirfd, dirlen, path, flags) does, but
+ * never blocking (O_NONBLOCK) and only when it is a regular file: -EISDIR for a directory, -ENXIO
+ * for a FIFO, socket or device.  fd or -errno. */
+int pn_open_file(int rootfd, int dirfd, size_t dirlen, const char *path, int flags);
+
 /* Read from `fd` until EOF or `cap` bytes; count or -errno. */
 ssize_t pn_read_fd(int fd, char *buf, size_t cap);
 
@@ -147,8 +152,9 @@ int pn_openat2_works(int rootfd);
 
 /* ---- bitmaps (pn_bitmap.c) ---------------------------------------------- */
 
-/* Largest id a cpulist may name (bounds memory on hostile input). */
-#define PN_MAX_ID ((1u << 22) - 1)
+/* Largest id a cpulist may name (bounds memory on hostile input): CPU ids are below
+ * CONFIG_NR_CPUS, at most 8192 on any architecture (pynuma/limits.py MAX_CPUS). */
+#define PN_MAX_ID 8191u
 
 /* Where a parse failed: [pos, end) of the offending item, and why. */
 typedef struct {
@@ -157,7 +163,7 @@ typedef struct {
 } pn_parse_err;
 
 enum { PN_E_ITEM = 1, PN_E_EMPTY_ITEM, PN_E_RANGE, PN_E_STRIDE, PN_E_TOO_BIG,
-       PN_E_EMPTY_MASK, PN_E_WORD_LONG, PN_E_WORD };
+       PN_E_EMPTY_MASK, PN_E_WORD_LONG, PN_E_WORD, PN_E_MASK_TOO_BIG };
 
 /* Parse a cpulist of `len` bytes into *words (malloc'd, *nwords long,
  * possibly 0 words).  0, -EINVAL (see *err) or -ENOMEM. */

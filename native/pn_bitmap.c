@@ -6,7 +6,8 @@
  *            trimmed of " \t"; "a", "a-b" (a <= b), "a-b:used/group"
  *            (0 < used <= group); ASCII decimal only; ids <= PN_MAX_ID.
  *   cpumask: outer trim as above; words split on ','; each trimmed of
- *            " \t", optional "0x"; 0..8 hex digits (empty word = 0).
+ *            " \t", optional "0x"; 0..8 hex digits (empty word = 0); no
+ *            bit above PN_MAX_ID (leading zero words are fine).
  */
 #include <endian.h>
 #include <errno.h>
@@ -221,6 +222,19 @@ static int kernel_mask(const char *s, size_t b, size_t e, uint64_t **words, size
     return 1;
 }
 
+/* 0, or -EINVAL (PN_E_MASK_TOO_BIG, the whole text) when a bit above PN_MAX_ID is set */
+static int mask_bound(uint64_t **words, size_t *nwords, pn_parse_err *err)
+{
+    if (*nwords <= PN_MAX_ID / 64 + 1 &&
+        (*nwords < PN_MAX_ID / 64 + 1 || !((*words)[*nwords - 1] >> (PN_MAX_ID % 64) >> 1)))
+        return 0;
+    free(*words);
+    *words = NULL;
+    *nwords = 0;
+    err->why = PN_E_MASK_TOO_BIG;
+    return -EINVAL;
+}
+
 int pn_cpumask_parse(const char *s, size_t len, uint64_t **words, size_t *nwords, pn_parse_err *err)
 {
     size_t b = 0, e = len, count = 1;
@@ -231,7 +245,7 @@ int pn_cpumask_parse(const char *s, size_t len, uint64_t **words, size_t *nwords
     err->end = e;
     if (b == e) { err->why = PN_E_EMPTY_MASK; return -EINVAL; }
     int fast = kernel_mask(s, b, e, words, nwords);
-    if (fast) return fast < 0 ? fast : 0;
+    if (fast) return fast < 0 ? fast : mask_bound(words, nwords, err);
     for (size_t i = b; i < e; i++) count += s[i] == ',';
     size_t n = (count + 1) / 2;
     uint64_t *w = calloc(n, sizeof *w);
@@ -261,7 +275,9 @@ int pn_cpumask_parse(const char *s, size_t len, uint64_t **words, size_t *nwords
     while (n && w[n - 1] == 0) n--;
     *words = w;
     *nwords = n;
-    return 0;
+    err->pos = b;
+    err->end = e;
+    return mask_bound(words, nwords, err);
 }
 
 size_t pn_cpumask_format(const uint64_t *words, size_t nwords, size_t min_words, char *buf)

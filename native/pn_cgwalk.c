@@ -34,6 +34,8 @@ struct pn_open_how {
 #define VANISHED 1
 #define RDBUF 65536
 #define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+/* O_NONBLOCK: a FIFO in a dump would otherwise block the open until a writer comes, forever */
+#define FILE_FLAGS (O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
 
 struct dent64 {
     uint64_t d_ino;
@@ -102,6 +104,17 @@ void pn_cgresult_free(struct pn_cgresult *r)
 
 static int gone(int e) { return e == ENOENT || e == ENODEV; }
 
+/* 0 when `fd` is a regular file, else why it is not read: EISDIR, ENXIO (FIFO, socket, device). */
+static int regular_or_errno(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return errno;
+    if (S_ISREG(st.st_mode))
+        return 0;
+    return S_ISDIR(st.st_mode) ? EISDIR : ENXIO;
+}
+
 static int openat2_missing;
 
 /* "leaf/file" below a v1 secondary hierarchy's parent fd.  That leaf name was listed in the
@@ -110,7 +123,7 @@ static int openat2_missing;
 static int open_leaf_file(int dfd, const char *rel, size_t leaflen)
 {
     if (!openat2_missing) {
-        struct pn_open_how how = {O_RDONLY | O_CLOEXEC, 0, PN_RESOLVE_NO_SYMLINKS | PN_RESOLVE_BENEATH};
+        struct pn_open_how how = {FILE_FLAGS & ~O_NOFOLLOW, 0, PN_RESOLVE_NO_SYMLINKS | PN_RESOLVE_BENEATH};
         int fd = (int)syscall(SYS_openat2, dfd, rel, &how, sizeof how);
         if (fd >= 0 || errno != ENOSYS)
             return fd;
@@ -122,7 +135,7 @@ static int open_leaf_file(int dfd, const char *rel, size_t leaflen)
     int d = openat(dfd, leaf, DIR_FLAGS);
     if (d < 0)
         return -1;
-    int fd = openat(d, rel + leaflen + 1, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = openat(d, rel + leaflen + 1, FILE_FLAGS);
     int e = errno;
     close(d);
     errno = e;
@@ -166,17 +179,14 @@ static int read_cgroup(struct walker *w, const int *fds, int parentfd, const cha
         if (leaf && f->base != 0)
             fd = open_leaf_file(dfd, fname, nl - 1);
         else
-            fd = openat(dfd, fname, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+            fd = openat(dfd, fname, FILE_FLAGS);
         ssize_t n = -1;
-        int err = 0;
+        int err = fd < 0 ? errno : regular_or_errno(fd);
         if (fd >= 0) {
             /* one read(): seq_file/kernfs and tmpfs hand over the whole file when it fits */
-            n = read(fd, w->buf, RDBUF);
-            if (n < 0)
+            if (!err && (n = read(fd, w->buf, RDBUF)) < 0)
                 err = errno;
             close(fd);
-        } else {
-            err = errno;
         }
         if (err && leaf && f->base != 0 && (err == ENOENT || err == ENOTDIR || err == ELOOP)) {
             continue; /* the leaf is not (a directory) in this hierarchy: as if not mounted */
@@ -297,20 +307,38 @@ static int list_subdirs(int fd, struct names *nm)
     return 0;
 }
 
-static void close_all(int *fds, int n)
+/* Every fd array of the walk has PN_CG_MAXBASES slots: each starts at -1 (unset_all), holds an fd
+ * only once this walk opened it, and close_all() closes those and sets them back to -1, so no
+ * slot is ever closed twice nor a number that belongs to someone else (stdout, a socket). */
+static void unset_all(int *fds)
 {
-    for (int i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
+    for (int i = 0; i < PN_CG_MAXBASES; i++)
+        fds[i] = -1;
 }
 
-/* fds of `name` below each parent; VANISHED when it cannot be opened in the primary hierarchy */
+static void close_all(int *fds)
+{
+    for (int i = 0; i < PN_CG_MAXBASES; i++) {
+        if (fds[i] >= 0)
+            close(fds[i]);
+        fds[i] = -1;
+    }
+}
+
+/* fds of `name` below each parent (-1 where absent); VANISHED, with every slot -1, when it cannot
+ * be opened in the primary hierarchy */
 static int open_children(struct walker *w, const int *parents, const char *name, int *fds)
 {
+    unset_all(fds);
     for (int i = 0; i < w->nbases; i++) {
-        fds[i] = parents[i] < 0 ? -1 : openat(parents[i], name, DIR_FLAGS);
-        if (i == 0 && fds[i] < 0)
+        if (parents[i] >= 0)
+            fds[i] = openat(parents[i], name, DIR_FLAGS);
+        if (i == 0 && fds[0] < 0) {
+            fds[0] = -1;
             return VANISHED;
+        }
+        if (fds[i] < 0)
+            fds[i] = -1;
     }
     return 0;
 }
@@ -373,13 +401,11 @@ static int walk_level(struct walker *w, const int *fds, int depth, int tier, int
         if (qos < 0 && !pn_cg_pod_uid_of(name, n, w->systemd, depth == 0 ? PN_CG_NOQOS : tier, &uoff, &ulen))
             continue;
         int child[PN_CG_MAXBASES];
-        if (open_children(w, fds, name, child)) {
-            close_all(child, w->nbases);
-            continue;
-        }
+        if (open_children(w, fds, name, child))
+            continue; /* nothing was left open */
         int plen = set_path(w, prefix, name);
         if (plen < 0) {
-            close_all(child, w->nbases);
+            close_all(child);
             rc = plen;
             break;
         }
@@ -416,7 +442,7 @@ static int walk_level(struct walker *w, const int *fds, int depth, int tier, int
                 }
             }
         }
-        close_all(child, w->nbases);
+        close_all(child);
     }
     names_free(&nm);
     return rc < 0 ? rc : 0;
@@ -517,15 +543,15 @@ int pn_cgwalk(int rootfd, const char *const *bases, int nbases, int systemd,
     w->out = out;
     int fds[PN_CG_MAXBASES];
     int rc = 0;
-    for (int i = 0; i < nbases; i++) {
-        fds[i] = bases[i][0] ? open_base(rootfd, bases[i]) : -1;
-        if (fds[i] < 0 && i == 0 && bases[i][0]) {
-            rc = fds[i];
-            fds[0] = -1;
-            break;
-        }
-        if (fds[i] < 0)
-            fds[i] = -1;
+    unset_all(fds);
+    for (int i = 0; i < nbases && rc == 0; i++) {
+        if (!bases[i][0])
+            continue; /* hierarchy not mounted */
+        int fd = open_base(rootfd, bases[i]);
+        if (fd >= 0)
+            fds[i] = fd;
+        else if (i == 0)
+            rc = fd; /* the primary hierarchy is required */
     }
     if (rc == 0) {
         struct pn_cgrec rec;
@@ -544,7 +570,7 @@ int pn_cgwalk(int rootfd, const char *const *bases, int nbases, int systemd,
                 rc = r;
         }
     }
-    close_all(fds, nbases);
+    close_all(fds);
     free(w);
     return rc;
 }

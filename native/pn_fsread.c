@@ -107,7 +107,9 @@ static int walk_open(int rootfd, const char *path, int flags)
         }
         int fd;
         if (last)
-            fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC);
+            /* a slash after the last name can only come from a link's target ("file/"): it must
+             * name a directory, as openat2 and every kernel lookup insist (ENOTDIR otherwise) */
+            fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC | (strchr(p, '/') ? O_DIRECTORY : 0));
         else
             fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 #if PN_HAS_O_PATH
@@ -148,6 +150,8 @@ static int walk_open(int rootfd, const char *path, int flags)
         memcpy(nb, target, (size_t)tl);
         nb[tl] = '/';
         memcpy(nb + tl + 1, p, rest + 1);
+        if (!rest)
+            nb[tl] = '\0'; /* the link was the last name: keep the target's own trailing slash, add none */
         cur_buf ^= 1;
         p = nb;
     }
@@ -270,6 +274,25 @@ int pn_open_near(int rootfd, int dirfd, size_t dirlen, const char *path, int fla
     return pn_open_in_root(rootfd, path, flags);
 }
 
+/* `fd` if it is a regular file, else closed: -EISDIR for a directory, -ENXIO for anything else
+ * (FIFO, socket, device: what open(2) itself answers for a socket).  Never fails on sysfs,
+ * procfs or cgroupfs, whose files are all regular; a dump may hold anything. */
+static int regular_only(int fd)
+{
+    struct stat st;
+    if (fd < 0) return fd;
+    if (fstat(fd, &st) < 0) { int e = errno; close(fd); return -e; }
+    if (S_ISREG(st.st_mode)) return fd;
+    close(fd);
+    return S_ISDIR(st.st_mode) ? -EISDIR : -ENXIO;
+}
+
+int pn_open_file(int rootfd, int dirfd, size_t dirlen, const char *path, int flags)
+{
+    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer, forever */
+    return regular_only(pn_open_near(rootfd, dirfd, dirlen, path, flags | O_NONBLOCK));
+}
+
 ssize_t pn_read_fd(int fd, char *buf, size_t cap)
 {
     size_t got = 0;
@@ -326,7 +349,7 @@ int pn_read_one_near(int rootfd, int dirfd, size_t dirlen, const char *path, siz
                      ssize_t *result, size_t *offset)
 {
     *offset = out->len;
-    int fd = pn_open_near(rootfd, dirfd, dirlen, path, O_RDONLY);
+    int fd = pn_open_file(rootfd, dirfd, dirlen, path, O_RDONLY);
     if (fd < 0) { *result = fd; return 0; }
     int ends = short_read_ends(path);
     /* read straight into the shared buffer, growing it as needed: the first
@@ -364,7 +387,7 @@ int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
 
 ssize_t pn_list_at(int rootfd, const char *path, pn_buf *out)
 {
-    int fd = pn_open_in_root(rootfd, path, O_RDONLY | O_DIRECTORY);
+    int fd = pn_open_in_root(rootfd, path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
     if (fd < 0) return fd;
     DIR *d = fdopendir(fd);
     if (!d) { int e = errno; close(fd); return -e; }
@@ -404,7 +427,7 @@ ssize_t pn_write_at(int rootfd, const char *path, const char *data, size_t len)
 {
     /* O_TRUNC as a shell's `echo 2 > knob`: ignored by sysfs/cgroupfs, and a
      * plain file in a fake root ends up holding exactly `data` */
-    int fd = pn_open_in_root(rootfd, path, O_WRONLY | O_TRUNC);
+    int fd = pn_open_file(rootfd, -1, 0, path, O_WRONLY | O_TRUNC);
     if (fd < 0) return fd;
     ssize_t r;
     do { r = write(fd, data, len); } while (r < 0 && errno == EINTR);

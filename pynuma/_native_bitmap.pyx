@@ -5,7 +5,7 @@
 
 The C side works on uint64 word arrays; this layer converts them to and
 from Python ints with ``int.from_bytes`` / ``int.to_bytes`` (little-endian
-words), so there is no size cap beyond ``PN_MAX_ID`` for parsed ids.
+words); parsed ids are bounded by ``PN_MAX_ID`` (no CPU id is larger on Linux).
 """
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
@@ -18,7 +18,7 @@ cdef extern from "pn.h" nogil:
         int why
     enum:
         PN_E_ITEM, PN_E_EMPTY_ITEM, PN_E_RANGE, PN_E_STRIDE, PN_E_TOO_BIG
-        PN_E_EMPTY_MASK, PN_E_WORD_LONG, PN_E_WORD
+        PN_E_EMPTY_MASK, PN_E_WORD_LONG, PN_E_WORD, PN_E_MASK_TOO_BIG
         PN_MAX_ID
     int pn_cpulist_parse(const char *s, size_t len, uint64_t **words, size_t *nwords, pn_parse_err *err)
     size_t pn_cpulist_format(const uint64_t *words, size_t nwords, char *buf, size_t cap)
@@ -46,6 +46,7 @@ _MESSAGES = {
     PN_E_EMPTY_MASK: "empty cpumask",
     PN_E_WORD_LONG: "cpumask word {item!r} longer than 32 bits",
     PN_E_WORD: "invalid cpumask word {item!r}",
+    PN_E_MASK_TOO_BIG: "cpumask {item!r}: bit above {max}",
 }
 
 
@@ -53,6 +54,8 @@ cdef object _error(bytes raw, pn_parse_err *err, int rc, str what):
     if rc == -12:
         return MemoryError()
     item = raw[err.pos:err.end].decode("utf-8", "replace")
+    if len(item) > 40:  # as the pure twin shows it: a message stays one short line
+        item = item[:32] + "..."
     msg = _MESSAGES.get(err.why, "invalid {what} item {item!r}")
     return ValueError(msg.format(item=item, what=what, max=PN_MAX_ID))
 

@@ -28,6 +28,10 @@ cdef extern from "<fcntl.h>":
     int O_DIRECTORY
 
 
+cdef extern from "<string.h>" nogil:
+    size_t c_strlen "strlen"(const char *s)
+
+
 cdef extern from "<sys/types.h>":
     ctypedef long ssize_t
 
@@ -38,6 +42,7 @@ cdef extern from "pn.h" nogil:
         size_t len, cap
     int pn_open_root(const char *path)
     int pn_open_in_root(int rootfd, const char *path, int flags)
+    int pn_open_file(int rootfd, int dirfd, size_t dirlen, const char *path, int flags)
     ssize_t pn_read_fd(int fd, char *buf, size_t cap)
     int pn_read_many(int rootfd, const char *const *paths, size_t n, size_t limit,
                      pn_buf *out, ssize_t *results, size_t *offsets)
@@ -84,18 +89,33 @@ _fsdecode = os.fsdecode
 _strerror = os.strerror
 
 
+_ENXIO = 6
+_EINVAL = 22
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
+NUL_IN_PATH = "path holds a NUL byte"
+
+
 cdef object _oserror(long rc, path):
     """``OSError(errno, strerror, path)`` for a -errno; Python picks the subclass
     (FileNotFoundError, PermissionError, NotADirectoryError, ...)."""
     cdef int code = <int>(-rc)
     if code == 12:
         return MemoryError()
-    return OSError(code, _strerror(code), path)
+    # pn_open_file's answer for a FIFO, socket or device where a file is expected
+    return OSError(code, NOT_REGULAR if code == _ENXIO else _strerror(code), path)
+
+
+cdef bytes _encode(path):
+    """``os.fsencode(path)``, refusing an embedded NUL (C would silently read a shorter path)."""
+    cdef bytes p = _fsencode(path)
+    if b"\0" in p:
+        raise OSError(_EINVAL, NUL_IN_PATH, path)
+    return p
 
 
 def open_root(path) -> int:
     """Open ``path`` as a root directory fd."""
-    cdef bytes p = _fsencode(path)
+    cdef bytes p = _encode(path)
     cdef int fd = pn_open_root(p)
     if fd < 0:
         raise _oserror(fd, path)
@@ -108,7 +128,7 @@ def close_root(int fd) -> None:
 
 def read_at(int rootfd, path, Py_ssize_t limit=1 << 20) -> bytes:
     """Bytes of the file at ``path`` under the root (at most ``limit``)."""
-    cdef bytes p = _fsencode(path)
+    cdef bytes p = _encode(path)
     cdef const char *cp = p
     cdef char small[8192]
     cdef char *big = NULL
@@ -119,7 +139,7 @@ def read_at(int rootfd, path, Py_ssize_t limit=1 << 20) -> bytes:
     if limit < 0:
         limit = 0
     with nogil:
-        fd = pn_open_in_root(rootfd, cp, O_RDONLY)
+        fd = pn_open_file(rootfd, -1, 0, cp, O_RDONLY)
     if fd < 0:
         raise _oserror(fd, path)
     try:
@@ -167,6 +187,15 @@ cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char *s, Py_ssize_t size, const char *errors)
 
 
+cdef list _mark_nul(list nul, size_t i, const char **cpaths):
+    """Note path ``i`` as holding a NUL (its result becomes -EINVAL) and read an empty path in its place."""
+    cpaths[i] = b""
+    if nul is None:
+        nul = []
+    nul.append(i)
+    return nul
+
+
 cdef list _read_batch(int rootfd, paths, Py_ssize_t limit, bint as_text):
     """One ``pn_read_many`` call over ``paths``; bytes (or text) per file.
 
@@ -181,6 +210,7 @@ cdef list _read_batch(int rootfd, paths, Py_ssize_t limit, bint as_text):
     cdef ssize_t *results
     cdef size_t *offsets
     cdef list keep = None  # encoded bytes that must outlive the C call
+    cdef list nul = None  # paths holding a NUL byte: failed with EINVAL, never truncated
     cdef list out
     cdef object p
     cdef Py_ssize_t ln
@@ -200,6 +230,8 @@ cdef list _read_batch(int rootfd, paths, Py_ssize_t limit, bint as_text):
             if type(p) is str:
                 try:
                     cpaths[i] = PyUnicode_AsUTF8AndSize(p, &ln)
+                    if c_strlen(cpaths[i]) != <size_t>ln:
+                        nul = _mark_nul(nul, i, cpaths)
                     continue
                 except UnicodeEncodeError:
                     pass
@@ -208,10 +240,15 @@ cdef list _read_batch(int rootfd, paths, Py_ssize_t limit, bint as_text):
                 keep = []
             keep.append(p)
             cpaths[i] = PyBytes_AS_STRING(p)
+            if c_strlen(cpaths[i]) != <size_t>PyBytes_GET_SIZE(p):
+                nul = _mark_nul(nul, i, cpaths)
         with nogil:
             rc = pn_read_many(rootfd, cpaths, n, <size_t>limit, &buf, results, offsets)
         if rc < 0:
             raise MemoryError()
+        if nul is not None:
+            for i in nul:
+                results[i] = -_EINVAL
         out = [None] * n
         for i in range(n):
             if results[i] < 0:
@@ -285,6 +322,9 @@ def group_walk(int rootfd, str prefix, str suffix, tuple names, Py_ssize_t mask_
         raise ValueError("negative bitmap")
     if not remaining:
         return entries, True
+    if any(b"\0" in b for b in [bprefix, bsuffix] + bnames):
+        # no file of the leader can be opened (as the pure twin finds): its mask is missing
+        return [((remaining & -remaining).bit_length() - 1, [None] * nnames, None)], False
     memset(&out, 0, sizeof(out))
     try:
         cnames = <const char **>malloc(nnames * sizeof(char *))
@@ -484,18 +524,21 @@ def make_records(type cls, rows) -> list:
     return out
 
 
-cdef extern from "<string.h>" nogil:
-    size_t c_strlen "strlen"(const char *s)
-
-
 cdef object _list(int rootfd, path, bint raise_errors):
     """Names in the directory at ``path`` (unsorted); a failure raises, or is returned as -errno."""
-    cdef bytes p = _fsencode(path)
-    cdef const char *cp = p
+    cdef bytes p
+    cdef const char *cp
     cdef pn_buf buf
     cdef ssize_t count
     cdef size_t pos = 0, ln
     cdef list names = []
+    try:
+        p = _encode(path)
+    except OSError:
+        if raise_errors:
+            raise
+        return -_EINVAL
+    cp = p
     memset(&buf, 0, sizeof(buf))
     try:
         with nogil:
@@ -525,7 +568,11 @@ def list_names(int rootfd, path):
 
 def kind_at(int rootfd, path) -> int:
     """0 missing, 1 regular file (or other non-directory), 2 directory."""
-    cdef bytes p = _fsencode(path)
+    cdef bytes p
+    try:
+        p = _encode(path)
+    except OSError:
+        return 0
     cdef const char *cp = p
     cdef int k
     with nogil:
@@ -535,7 +582,7 @@ def kind_at(int rootfd, path) -> int:
 
 def write_at(int rootfd, path, data) -> int:
     """Write ``data`` to an existing file under the root; returns bytes written."""
-    cdef bytes p = _fsencode(path)
+    cdef bytes p = _encode(path)
     cdef bytes d = bytes(data)
     cdef const char *cp = p
     cdef const char *cd = d

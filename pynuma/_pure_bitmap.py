@@ -6,18 +6,24 @@ node) ``i`` is in the set; there is no size cap.  Parsers raise
 """
 from __future__ import annotations
 
+from .limits import MAX_CPUS
+
 _STRIP = " \t\r\n\x00"
-# Largest id a cpulist may name: bounds the memory a hostile "0-999999999"
-# can make us allocate (Linux caps CPUs at 8192 and nodes at 1024).  Same
-# limit as PN_MAX_ID in native/pn.h.
-MAX_ID = (1 << 22) - 1
+# Largest id a cpulist may name: no CPU (nor node) id can be larger on Linux, and it bounds
+# the memory a hostile "0-999999999" could make us allocate.  Same as PN_MAX_ID in native/pn.h.
+MAX_ID = MAX_CPUS - 1
+
+
+def _short(item: str) -> str:
+    """An item as error messages show it: long ones cut (a message stays one short line)."""
+    return item if len(item) <= 40 else item[:32] + "..."
 
 
 def _number(text: str, item: str) -> int:
     if not text or not text.isdigit() or not text.isascii():
-        raise ValueError(f"invalid cpulist item {item!r}")
+        raise ValueError(f"invalid cpulist item {_short(item)!r}")
     if len(text.lstrip("0")) > 7 or int(text) > MAX_ID:
-        raise ValueError(f"cpulist item {item!r}: id above {MAX_ID}")
+        raise ValueError(f"cpulist item {_short(item)!r}: id above {MAX_ID}")
     return int(text)
 
 
@@ -38,16 +44,19 @@ def parse_cpulist(text: str) -> int:
         lo = _number(lo_s, item)
         hi = _number(hi_s, item) if dash else lo
         if hi < lo:
-            raise ValueError(f"invalid cpulist range {item!r}: end before start")
+            raise ValueError(f"invalid cpulist range {_short(item)!r}: end before start")
         if sep:
             used_s, slash, group_s = stride.partition("/")
             used = _number(used_s, item)
             group = _number(group_s, item) if slash else 0
             if not slash or used == 0 or group == 0 or used > group:
-                raise ValueError(f"invalid cpulist stride {item!r}")
-            run = (1 << used) - 1
-            for start in range(lo, hi + 1, group):
-                bits |= (run << start) & ((1 << (hi + 1)) - 1)
+                raise ValueError(f"invalid cpulist stride {_short(item)!r}")
+            # one group's pattern, doubled until it spans the range: log(n) shifts, not n/group
+            pattern, width = (1 << used) - 1, group
+            while width < hi - lo + 1:
+                pattern |= pattern << width
+                width *= 2
+            bits |= (pattern & ((1 << (hi - lo + 1)) - 1)) << lo
         else:
             bits |= ((1 << (hi - lo + 1)) - 1) << lo
     return bits
@@ -79,23 +88,21 @@ def parse_cpumask(text: str) -> int:
     text = text.strip(_STRIP)
     if not text:
         raise ValueError("empty cpumask")
-    bits = 0
-    for word in text.split(","):
+    digits = []
+    # words checked least significant (last) first, as the native parser reports the first bad one
+    for word in reversed(text.split(",")):
         word = word.strip(" \t")
         if word[:2] in ("0x", "0X"):
             word = word[2:]
         if len(word) > 8:
-            raise ValueError(f"cpumask word {word!r} longer than 32 bits")
-        if word:
-            try:
-                value = int(word, 16)
-            except ValueError:
-                raise ValueError(f"invalid cpumask word {word!r}") from None
-            if word.lstrip("0123456789abcdefABCDEF"):
-                raise ValueError(f"invalid cpumask word {word!r}")
-        else:
-            value = 0
-        bits = (bits << 32) | value
+            raise ValueError(f"cpumask word {_short(word)!r} longer than 32 bits")
+        if word.lstrip("0123456789abcdefABCDEF"):
+            raise ValueError(f"invalid cpumask word {_short(word)!r}")
+        digits.append(word.rjust(8, "0"))
+    # one conversion of the whole hex text: linear, where shifting word by word is quadratic
+    bits = int("".join(reversed(digits)), 16)
+    if bits >> (MAX_ID + 1):
+        raise ValueError(f"cpumask {_short(text)!r}: bit above {MAX_ID}")
     return bits
 
 

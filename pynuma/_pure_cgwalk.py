@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 
 from .cgroups import kubepods as _names
 from .cgroups._spec import BASE, CONTAINER, INT, NSLOTS, POD, TIER, parse_int, parse_keyed
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
-_FILE = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW
+# O_NONBLOCK: a FIFO in a dump would otherwise block the open until a writer comes, forever
+_FILE = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
 _GONE = (errno.ENOENT, errno.ENODEV)
 _DRIVER = {True: _names.SYSTEMD, False: _names.CGROUPFS}
 
@@ -41,7 +43,10 @@ def open_base(rootfd: int, path: str) -> int:
                 continue
             if part == "..":
                 raise OSError(errno.EINVAL, "'..' in a cgroup path", path)
-            nfd = os.open(part, _DIR, dir_fd=fd)
+            try:
+                nfd = os.open(part, _DIR, dir_fd=fd)
+            except OSError as err:  # named by the whole path, as the native walker does
+                raise OSError(err.errno, err.strerror, path) from None
             os.close(fd)
             fd = nfd
         return fd
@@ -53,6 +58,10 @@ def open_base(rootfd: int, path: str) -> int:
 def _read(dfd: int, name: str) -> bytes:
     fd = os.open(name, _FILE, dir_fd=dfd)
     try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):  # only regular files are read
+            code = errno.EISDIR if stat.S_ISDIR(mode) else errno.ENXIO
+            raise OSError(code, os.strerror(code), name)
         return os.read(fd, 65536)
     finally:
         os.close(fd)

@@ -13,6 +13,11 @@ import os
 import stat
 
 _MAX_LINKS = 40
+#: why a FIFO, socket or device is refused where a file is expected (errno ENXIO, as open(2) says of a socket)
+NOT_REGULAR = "not a regular file (a FIFO, socket or device)"
+#: why a path holding a NUL byte is refused (EINVAL): C would read a shorter path
+NUL_IN_PATH = "path holds a NUL byte"
+_OWN_REASONS = (NOT_REGULAR, NUL_IN_PATH)
 _O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 _O_PATH = getattr(os, "O_PATH", 0)
 # directories on the way are only passed through: O_PATH needs search, not read, permission
@@ -81,12 +86,15 @@ def _resolve_parent(rootfd: int, path: str):
 
 
 def _open(rootfd: int, path: str, flags: int) -> int:
+    if "\0" in path:
+        raise OSError(errno.EINVAL, NUL_IN_PATH, path)
     links = 0
+    want_dir = 0  # O_DIRECTORY once a followed link's target ended in a slash ("file/")
     while True:
         dirfd, name = _resolve_parent(rootfd, path)
         try:
             try:
-                fd = os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dirfd)
+                fd = os.open(name, flags | want_dir | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dirfd)
                 # O_PATH|O_NOFOLLOW opens a final symlink itself: follow it instead
                 if not flags & _O_PATH or not stat.S_ISLNK(os.fstat(fd).st_mode):
                     return fd
@@ -110,12 +118,38 @@ def _open(rootfd: int, path: str, flags: int) -> int:
         # the link's directory: all but the last component (``.`` and empty ones are not components)
         parent = "/".join(_components(path)[:-1])
         path = target if target.startswith("/") else parent + "/" + target
+        if target.endswith(("/", "/.")):  # as the kernel's lookup: "file/" must be a directory
+            want_dir = os.O_DIRECTORY
 
 
 def _named(err: OSError, path: str) -> OSError:
     """The same error naming the path the caller asked for (as the native reader does)."""
     code = err.errno or errno.EIO
-    return OSError(code, os.strerror(code), path)
+    if code == errno.ENXIO:  # open(2)'s answer for a socket; ours for a FIFO or device
+        reason = NOT_REGULAR
+    else:
+        reason = err.strerror if err.strerror in _OWN_REASONS else os.strerror(code)
+    return OSError(code, reason, path)
+
+
+def _open_file(rootfd: int, path: str, flags: int) -> int:
+    """``_open`` for reading or writing a file: never blocks, and refuses all but a regular file.
+
+    O_NONBLOCK: a FIFO would otherwise wait for a writer forever.  A directory
+    is EISDIR; a FIFO, socket or device ENXIO (see native/pn_fsread.c).
+    """
+    fd = _open(rootfd, path, flags | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+    except BaseException:
+        os.close(fd)
+        raise
+    if stat.S_ISREG(mode):
+        return fd
+    os.close(fd)
+    if stat.S_ISDIR(mode):
+        raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    raise OSError(errno.ENXIO, NOT_REGULAR, path)
 
 
 def read_at(rootfd: int, path: str, limit: int = 1 << 20) -> bytes:
@@ -134,7 +168,7 @@ _SINGLE_SHOT = ("sys/devices/", "sys/bus/", "sys/class/", "sys/kernel/mm/")
 
 
 def _read_at(rootfd: int, path: str, limit: int, short_ends: bool = False) -> bytes:
-    fd = _open(rootfd, path, os.O_RDONLY)
+    fd = _open_file(rootfd, path, os.O_RDONLY)
     try:
         chunks = []
         total = 0
@@ -282,7 +316,7 @@ def write_at(rootfd: int, path: str, data: bytes) -> int:
     and a plain file in a fake root ends up holding exactly ``data``.
     """
     try:
-        fd = _open(rootfd, path, os.O_WRONLY | os.O_TRUNC)
+        fd = _open_file(rootfd, path, os.O_WRONLY | os.O_TRUNC)
         try:
             return os.write(fd, data)
         finally:

@@ -14,34 +14,115 @@ pynuma.errors.InputError: /nonexistent.json: No such file or directory
 """
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 from typing import Any, List
 
 from .errors import InputError, ParseError
+
+#: The largest input file read (bytes).  A manifest of thousands of pods or a
+#: kubelet checkpoint of a full node is a few MiB; ``/dev/zero`` or a sparse
+#: giant file handed in by mistake must not be read until memory runs out.
+MAX_INPUT_BYTES = 64 << 20
+#: Deepest nesting of lists and maps accepted in a JSON or YAML input.  Real
+#: manifests nest about ten deep; the parsers recurse once per level.
+MAX_DEPTH = 100
+
+
+def read_capped(path: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them, or ``OSError`` naming it.
+
+    Never blocks (O_NONBLOCK: a FIFO would wait for a writer forever) and
+    refuses what is not a regular file (ENXIO, like the root-relative
+    reader) and files longer than ``limit`` (EFBIG).
+    """
+    if "\0" in path:
+        raise OSError(errno.EINVAL, "path holds a NUL byte", path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise OSError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.ENXIO, "not a regular file (a FIFO, socket or device)", path)
+        chunks, total = [], 0
+        while total <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit >> 20} MiB, the most an input file may hold", path)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def read_text(path: str) -> str:
     """The file's text; ``InputError`` if it cannot be read, ``ParseError`` if it is not UTF-8."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        raw = read_capped(path)
     except OSError as err:
         raise InputError(f"{path}: {err.strerror or err}") from None
+    try:
+        return raw.decode("utf-8")
     except UnicodeDecodeError as err:
         raise ParseError(path, f"not UTF-8 text: {err}") from None
 
 
-def load_json(path: str) -> Any:
-    """The file's JSON value; ``ParseError`` naming it when it is not JSON."""
-    text = read_text(path)
+def _depth_exceeded(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether lists/maps nest deeper than ``limit`` (iteratively: no recursion to run out of)."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            items = v.values()
+        elif isinstance(v, list):
+            items = v
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((x, depth + 1) for x in items if isinstance(x, (dict, list)))
+    return False
+
+
+def _shallow(path: str, value: Any) -> Any:
+    if _depth_exceeded(value):
+        raise ParseError(path, f"nested more than {MAX_DEPTH} levels deep")
+    return value
+
+
+def parse_json(path: str, text: str) -> Any:
+    """``json.loads(text)``; ``ParseError`` naming ``path`` when it is not JSON or nests too deep."""
     try:
-        return json.loads(text)
-    except ValueError as err:
+        return _shallow(path, json.loads(text))
+    except RecursionError:
+        raise ParseError(path, f"nested more than {MAX_DEPTH} levels deep") from None
+    except ValueError as err:  # also a number of more digits than int() takes
         raise ParseError(path, f"not JSON: {err}") from None
 
 
+def load_json(path: str) -> Any:
+    """The file's JSON value; ``ParseError`` naming it when it is not JSON."""
+    return parse_json(path, read_text(path))
+
+
 def _yaml_error(path: str, err: Exception) -> ParseError:
-    return ParseError(path, f"malformed YAML: {str(err).splitlines()[0]}")
+    if isinstance(err, RecursionError):
+        return ParseError(path, f"nested more than {MAX_DEPTH} levels deep")
+    lines = str(err).splitlines()
+    return ParseError(path, f"malformed YAML: {lines[0] if lines else type(err).__name__}")
+
+
+def _yaml_errors():
+    import yaml  # lazy: only YAML inputs pay for it
+
+    # ValueError/OverflowError: a scalar the resolver typed but Python cannot build (a 5,000-digit int)
+    return (yaml.YAMLError, RecursionError, ValueError, OverflowError)
 
 
 def load_yaml(path: str) -> Any:
@@ -50,8 +131,8 @@ def load_yaml(path: str) -> Any:
     import yaml  # lazy: only YAML inputs pay for it
 
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as err:
+        return _shallow(path, yaml.safe_load(text))
+    except _yaml_errors() as err:
         raise _yaml_error(path, err) from None
 
 
@@ -64,13 +145,16 @@ def load_items(path: str) -> List[Any]:
     text = read_text(path)
     try:
         docs = [json.loads(text)]
+    except RecursionError:
+        raise ParseError(path, f"nested more than {MAX_DEPTH} levels deep") from None
     except ValueError:
         import yaml
 
         try:
             docs = [d for d in yaml.safe_load_all(text) if d is not None]
-        except yaml.YAMLError as err:
+        except _yaml_errors() as err:
             raise _yaml_error(path, err) from None
+    docs = [_shallow(path, d) for d in docs]
     items: List[Any] = []
     for doc in docs:
         if isinstance(doc, dict) and doc.get("kind") == "List":

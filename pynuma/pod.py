@@ -180,7 +180,7 @@ class Container:
 
 @dataclass(frozen=True)
 class Pod:
-    """A pod: identity, priority, containers, init containers, volumes, pod-level resources."""
+    """A pod: identity, priority, containers, init containers, volumes, pod-level resources, overhead."""
 
     name: str
     namespace: str = "default"

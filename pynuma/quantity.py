@@ -42,13 +42,17 @@ class Quantity:
         if isinstance(text, Quantity):
             return text
         if isinstance(text, bool):
-            raise InputError(f"invalid quantity {text!r}")
+            raise InputError(f"invalid quantity {_shown(text)}")
         if isinstance(text, int):
+            if abs(text) > MAX_MAGNITUDE:
+                raise _too_large(str(text) if text.bit_length() < 4096 else f"<integer of {text.bit_length()} bits>")
             return cls(text)
         if isinstance(text, float):
-            return cls(Fraction(repr(text)))
+            # repr() is the shortest text of the float; nan and inf are not numbers a quantity holds
+            amount, _fmt = _parse(repr(text))
+            return cls(amount)
         if not isinstance(text, str):
-            raise InputError(f"invalid quantity {text!r}")
+            raise InputError(f"invalid quantity {_shown(text)}")
         amount, fmt = _parse(text.strip())
         return cls(amount, fmt)
 
@@ -114,6 +118,67 @@ def _amount(other) -> Fraction:
     return Fraction(other)
 
 
+#: The largest magnitude accepted: 2^63 - 1.  apimachinery's ``resource.Quantity`` caps a
+#: BinarySI amount there (``maxAllowed``) and its ``Value()``/``MilliValue()`` are int64: a larger
+#: amount cannot reach a kubelet as a number, so it is refused rather than computed.
+MAX_MAGNITUDE = (1 << 63) - 1
+#: An ``e`` exponent must fit apimachinery's ``Scale`` (int32; it parses int64 and truncates).
+_EXP_LIMIT = 1 << 31
+_NANO_DIGITS = 9  # amounts are rounded up to nano units (``1n``) as ``ParseQuantity`` does
+_MAX_DIGITS = len(str(MAX_MAGNITUDE)) + _NANO_DIGITS  # digits of the largest amount in nano units
+_CHUNK = 18  # digits multiplied at a time: one small int operation per chunk keeps parsing linear
+
+
+def _shown(text) -> str:
+    """``repr(text)``, shortened when long: an error names the value in one readable line."""
+    if not isinstance(text, str):
+        shown = repr(text)
+        return shown if len(shown) <= 48 else shown[:40] + "..."
+    if len(text) <= 48:
+        return repr(text)
+    return f"{text[:40]!r}... ({len(text)} characters)"
+
+
+def _too_large(text: str) -> InputError:
+    return InputError(f"invalid quantity {_shown(text)}: magnitude above {MAX_MAGNITUDE} (2^63-1, "
+                      f"the most a Kubernetes quantity holds)")
+
+
+def _nanos(digits: str, exp10: int, factor: int, text: str) -> int:
+    """``ceil(int(digits) * 10**exp10 * factor * 10**9)`` in time linear in ``len(digits)``.
+
+    ``digits`` has no leading or trailing zeros (non-empty), ``factor`` is
+    1 or a power of 1024 (< 10**19).  Amounts above the limit are refused
+    before any big number is built: ``len(digits) + exp10`` bounds the
+    magnitude from the digits alone.
+    """
+    if len(digits) + exp10 > len(str(MAX_MAGNITUDE)) + 1:  # >= 10**20 > 2**63 even with factor 1
+        raise _too_large(text)
+    shift = exp10 + _NANO_DIGITS
+    if shift >= 0:
+        return int(digits) * factor * 10 ** shift
+    cut = len(digits) + shift  # digits[:cut] are whole nanos, digits[cut:] the fraction below 1n
+    high = int(digits[:cut]) if cut > 0 else 0
+    low = digits[max(cut, 0):]
+    # floor(0.<low digits> * factor) and whether anything is left: multiply the decimal string by
+    # the small factor right to left, a chunk of digits at a time, keeping only the carry.
+    carry, rest = 0, False
+    for end in range(len(low), 0, -_CHUNK):
+        chunk = low[max(end - _CHUNK, 0):end]
+        t = int(chunk) * factor + carry
+        scale = 10 ** len(chunk)
+        carry, part = divmod(t, scale)
+        rest = rest or part != 0
+    zeros = -cut if cut < 0 else 0  # the fraction starts this many zeros below 1n
+    if zeros:
+        if zeros > _MAX_DIGITS + 1:
+            carry, rest = 0, True  # carry < factor < 10**19: shifted away entirely
+        else:
+            carry, part = divmod(carry, 10 ** zeros)
+            rest = rest or part != 0
+    return high * factor + carry + (1 if rest else 0)
+
+
 def _parse(text: str):
     if not text:
         raise InputError("invalid quantity '': empty")
@@ -134,21 +199,35 @@ def _parse(text: str):
         frac_part = s[i + 1:j]
         i = j
     if not int_part and not frac_part:
-        raise InputError(f"invalid quantity {text!r}: no number")
+        raise InputError(f"invalid quantity {_shown(text)}: no number")
     if not s[:i].isascii():
-        raise InputError(f"invalid quantity {text!r}")
-    number = Fraction(int(int_part or "0")) + (Fraction(int(frac_part), 10 ** len(frac_part)) if frac_part else 0)
+        raise InputError(f"invalid quantity {_shown(text)}")
     suffix = s[i:]
+    factor, exp10 = 1, 0
     if suffix in _BINARY:
-        return sign * number * (1024 ** _BINARY[suffix]), BINARY_SI
-    if suffix in _DECIMAL:
-        return sign * number * Fraction(10) ** _DECIMAL[suffix], DECIMAL_SI
-    if suffix[:1] in ("e", "E"):
+        fmt, factor = BINARY_SI, 1024 ** _BINARY[suffix]
+    elif suffix in _DECIMAL:
+        fmt, exp10 = DECIMAL_SI, _DECIMAL[suffix]
+    else:
         exp = suffix[1:]
         body = exp[1:] if exp[:1] in "+-" else exp
-        if body.isdigit() and body.isascii():
-            return sign * number * Fraction(10) ** int(exp), DECIMAL_EXPONENT
-    raise InputError(f"invalid quantity {text!r}: unknown suffix {suffix!r}")
+        if suffix[:1] not in ("e", "E") or not (body.isdigit() and body.isascii()):
+            raise InputError(f"invalid quantity {_shown(text)}: unknown suffix {_shown(suffix)}")
+        body = body.lstrip("0") or "0"
+        if len(body) > 10 or int(body) >= _EXP_LIMIT:
+            raise InputError(f"invalid quantity {_shown(text)}: exponent beyond +-2^31 (a Kubernetes quantity's scale)")
+        fmt, exp10 = DECIMAL_EXPONENT, -int(body) if exp[:1] == "-" else int(body)
+    # the number as significant digits times a power of ten, without building it
+    digits = (int_part + frac_part).lstrip("0")
+    exp10 -= len(frac_part)
+    stripped = digits.rstrip("0")
+    exp10 += len(digits) - len(stripped)
+    if not stripped:
+        return Fraction(0), fmt
+    nanos = _nanos(stripped, exp10, factor, text)
+    if nanos > MAX_MAGNITUDE * 10 ** _NANO_DIGITS:
+        raise _too_large(text)
+    return sign * Fraction(nanos, 10 ** _NANO_DIGITS), fmt
 
 
 def format_quantity(amount: Fraction, fmt: str = DECIMAL_SI) -> str:
@@ -167,10 +246,10 @@ def format_quantity(amount: Fraction, fmt: str = DECIMAL_SI) -> str:
     # Decimal: round up to nano precision (Kubernetes' smallest unit), then
     # pick the largest exponent (multiple of 3) that keeps an integer mantissa.
     nanos = _ceil(mag * 10 ** 9)
-    exp = -9
-    while nanos % 10 == 0 and nanos:
-        nanos //= 10
-        exp += 1
+    text = str(nanos)  # trailing zeros counted on the text: one pass, not a division per digit
+    kept = text.rstrip("0")
+    exp = -9 + len(text) - len(kept)
+    nanos = int(kept)
     shift = exp % 3
     mantissa = nanos * 10 ** shift
     exp -= shift

@@ -1,7 +1,7 @@
 """CPU affinity and NUMA memory policy of threads, processes and buffers.
 
-Syscalls without libnuma (native core; the pure-Python path has affinity
-only).  Every id is checked before the syscall, errors name the bad id,
+Syscalls without libnuma (the native core; on the pure-Python path, cffi
+in ABI mode for the memory-policy calls).  Every id is checked before the syscall, errors name the bad id,
 and a fake root refuses (binding acts on this host only)::
 
     from pynuma import bind

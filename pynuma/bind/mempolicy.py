@@ -1,8 +1,9 @@
 """NUMA memory policies: of the calling thread, of a buffer, and page migration.
 
 Every mode of ``<linux/mempolicy.h>`` with the static/relative node flags,
-through raw syscalls (native core only: the pure-Python path has no way to
-make them without ctypes, and says so with :class:`Unsupported`).
+through raw syscalls: the native core's, or on the pure-Python path libc's
+``syscall(2)`` through cffi in ABI mode (no compiler needed); without
+either, :class:`Unsupported` says why.
 """
 from __future__ import annotations
 
@@ -47,14 +48,14 @@ class MemPolicy(Record):
 
 
 def mempolicy_supported() -> bool:
-    """Whether this build can make memory-policy syscalls (the native core is built)."""
+    """Whether memory-policy syscalls can be made (the native core, or cffi on the pure-Python path)."""
     return bool(_sys.mempolicy_supported())
 
 
 def _require_native(what: str) -> None:
     if not _sys.mempolicy_supported():
-        raise Unsupported(f"{what} needs pynuma's native core (build it with 'pip install .'); "
-                          "the pure-Python path has CPU affinity only")
+        why = getattr(_sys, "_abi_why", None) or "neither is usable here"
+        raise Unsupported(f"{what} needs pynuma's native core (build it with 'pip install .') or cffi: {why}")
 
 
 def check_policy(mode: str, nodes: CPUSet, static: bool, relative: bool, fs: FsRoot) -> int:
@@ -188,7 +189,7 @@ def migrate_pages(pid: int, from_nodes: Ids, to_nodes: Ids, fs: Optional[FsRoot]
 def supported_modes(fs: Optional[FsRoot] = None) -> Tuple[str, ...]:
     """Modes the running kernel accepts, probed on a throwaway thread (policies are per thread).
 
-    Empty without the native core.
+    Empty when no memory-policy syscall can be made (see :func:`mempolicy_supported`).
     """
     fs = host(fs, "probing memory policy modes")
     if not _sys.mempolicy_supported():

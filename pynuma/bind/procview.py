@@ -21,6 +21,20 @@ def parse_numa_maps_policy(line: str) -> MemPolicy:
     m = _POLICY.match(rest)
     if m is None:
         raise ValueError(f"no memory policy in numa_maps line {line.strip()[:60]!r}")
+    return _policy(m)
+
+
+def parse_policy_word(word: str) -> MemPolicy:
+    """The policy a numa_maps line's second word states (``"bind=static:0-1"``, ``"prefer (many):1"``... the
+    native reader splits at spaces, so ``"prefer"`` followed by ``"(many):1"`` is not one word there:
+    :func:`pynuma.procs.parse` joins them first)."""
+    m = _POLICY.fullmatch(word.strip())
+    if m is None:
+        raise ValueError(f"not a numa_maps memory policy: {word[:60]!r}")
+    return _policy(m)
+
+
+def _policy(m) -> MemPolicy:
     flags = tuple({"balancing": "numa-balancing"}.get(f, f) for f in re.split(r"[|,]", m.group(2) or "") if f)
     return MemPolicy(_NUMA_MAPS_MODES.get(m.group(1), m.group(1)), CPUSet.parse(m.group(3) or ""), flags)
 

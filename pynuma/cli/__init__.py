@@ -24,7 +24,11 @@ COMMANDS = {
     "run": ("pynuma.cli.run", "run a command with a CPU and memory placement (like numactl)"),
     "bind": ("pynuma.cli.bind", "change the CPU affinity of a running process, migrate its pages"),
     "show": ("pynuma.cli.show", "CPUs, memory nodes and memory policy of a process"),
+    "procs": ("pynuma.cli.procs", "NUMA placement of processes: memory per node, remote share"),
     "bench": ("pynuma.cli.bench", "NUMA memory latency and bandwidth microbenchmarks"),
+    "apply": ("pynuma.cli.apply", "create or update a pod's cgroups with the kubelet's settings"),
+    "evict": ("pynuma.cli.evict", "kill a pod's processes, remove its cgroups, report its status"),
+    "oom-adjust": ("pynuma.cli.oom_adjust", "set a process's oom_score_adj (-1000..1000)"),
 }
 
 

@@ -17,15 +17,16 @@ from ._common import print_json
 
 def _read(path: str, findings: list):
     """The file's text (``None`` when missing or unreadable, which becomes a finding)."""
-    from ..errors import PynumaError
+    from ..inputfile import read_capped
     from ..ledger.checkpoints import Finding
-    from ..state.files import read_text
 
     try:
-        return read_text(path, missing_ok=True)  # O_NONBLOCK, regular files only, size-capped
-    except PynumaError as err:
+        return read_capped(path).decode("utf-8", "surrogateescape")  # never blocks, never reads unbounded
+    except FileNotFoundError:
+        return None
+    except OSError as err:
         if not any(f.file == os.path.basename(path) for f in findings):
-            findings.append(Finding(os.path.basename(path), "unreadable", str(err)))
+            findings.append(Finding(os.path.basename(path), "unreadable", f"{path}: {err.strerror or err}"))
         return None
 
 

@@ -54,16 +54,17 @@ def _build_parser():
 
 
 def _read_json(path):
-    from ..errors import CheckpointError
-    from ..state.files import read_text
+    from ..inputfile import read_capped
 
     try:
-        text = read_text(path)  # O_NONBLOCK, regular files only, size-capped
-    except CheckpointError as err:
-        raise InputError(str(err)) from None
+        text = read_capped(path).decode("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as err:
+        raise InputError(f"{path}: {err.strerror or err}") from None
     try:
         return text, json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text, None  # the kind's own reader reports the decoding error
 
 

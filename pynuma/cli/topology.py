@@ -186,18 +186,17 @@ def _discover(root: str, with_pools: bool):
 
 def _load(path: str):
     """``(topology, its saved hugepage capacity or None)`` from a ``--save`` file."""
-    import json
-
     from ..errors import InputError, ParseError
+    from ..inputfile import parse_json, read_capped
     from ..model import Topology
 
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
+        text = read_capped(path).decode("utf-8")
     except OSError as err:
         raise InputError(f"--topology {path}: {err.strerror or err}") from None
     except ValueError as err:
-        raise ParseError(path, f"not JSON: {err}") from None
+        raise ParseError(path, f"not UTF-8 text: {err}") from None
+    data = parse_json(path, text)
     if not isinstance(data, dict):
         raise ParseError(path, "not a pynuma topology: expected a JSON object")
     saved = data.get("hugepage_capacity")

@@ -100,13 +100,14 @@ class _Unreadable(str):
 
 
 def _read(path: str) -> Optional[str]:
-    from ..errors import PynumaError
-    from ..state.files import read_text
+    from ..inputfile import read_capped
 
     try:
-        return read_text(path, missing_ok=True)  # O_NONBLOCK, regular files only, size-capped
-    except PynumaError as err:
-        return _Unreadable(str(err))
+        return read_capped(path).decode("utf-8", "surrogateescape")  # never blocks, never reads unbounded
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return _Unreadable(f"{path}: {err.strerror or err}")
 
 
 def sync(directory: str, texts: Dict[str, str]) -> List[str]:

@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .atomic import write_atomic
 from ..cpuset import CPUSet
-from ..errors import CheckpointError
+from ..errors import CheckpointError, InputError
 from .checksum import Struct, Typed, checksum_of
 
 CHECKPOINT_NAME = "cpu_manager_state"
@@ -40,6 +40,8 @@ class _Pairs(list):
 def _decode(text: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_Pairs)
+    except RecursionError:  # the decoder recurses once per level of nesting
+        raise CheckpointError("invalid JSON: nested too deeply") from None
     except ValueError as err:
         pos = getattr(err, "pos", None)
         if pos is not None and pos >= len(text.rstrip()):
@@ -250,11 +252,16 @@ def read_file(path: str, configured_policy: Optional[str] = None,
     A missing file is an :class:`InputError`, or (``missing_ok``) the empty
     state the kubelet starts from.
     """
-    from .files import read_text
+    from ..inputfile import read_capped  # never blocks, never reads unbounded
 
-    text = read_text(path, missing_ok=missing_ok)  # O_NONBLOCK, regular files only, size-capped
-    if text is None:
-        return load(None, configured_policy)
+    try:
+        text = read_capped(path).decode("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        if missing_ok:
+            return load(None, configured_policy)
+        raise InputError(f"{path}: no such file") from None
+    except OSError as err:
+        raise CheckpointError(f"{path}: {err.strerror or err}") from None
     try:
         return load(text, configured_policy, container_map)
     except CheckpointError as err:

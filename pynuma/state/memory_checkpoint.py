@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional
 
 from .atomic import write_atomic
-from ..errors import CheckpointError, InputError
+from ..errors import CheckpointError
 from ..policy.memorymanager.state import (Assignments, Block, MemoryState, MemoryTable, NUMANodeMap, NUMANodeState,
                                    assignments_to_dict, machine_state_to_dict)
 from .checksum import Struct, Typed, fnv1a32, spew
@@ -185,6 +185,8 @@ def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = Tru
     """Decode checkpoint text; ``CheckpointError`` when corrupt, checksum-mismatched or of another policy."""
     try:
         raw = json.loads(text)
+    except RecursionError:  # the decoder recurses once per level of nesting
+        raise CheckpointError(f"{CORRUPT}: not JSON (nested too deeply)") from None
     except ValueError as err:
         raise CheckpointError(f"{CORRUPT}: not JSON ({err})") from None
     if not isinstance(raw, Mapping):
@@ -232,14 +234,12 @@ def render_checkpoint(policy_name: str, state: MemoryState) -> str:
 
 def read_checkpoint(path: str, policy: Optional[str] = None, verify: bool = True) -> MemoryCheckpoint:
     """Read and verify a checkpoint file; ``CheckpointError`` naming the file otherwise."""
-    from .files import read_text
+    from ..inputfile import read_capped  # never blocks, never reads unbounded
 
     try:
-        text = read_text(path, errors="strict")  # O_NONBLOCK, regular files only, size-capped
-    except InputError as err:
-        if "no such file" in str(err):
-            raise CheckpointError(f"{path}: No such file or directory") from None
-        raise
+        text = read_capped(path).decode("utf-8")
+    except OSError as err:
+        raise CheckpointError(f"{path}: {err.strerror}") from None
     except UnicodeDecodeError:
         raise CheckpointError(f"{path}: {CORRUPT}: not UTF-8 text") from None
     try:

@@ -27,7 +27,14 @@ CPU = str(ALLOWED.min())
 CPU_NODE = str(host.cpu_node())  # a node with at least one allowed CPU
 MEM = str(host.memory_node())  # a node with memory this process may allocate from
 NEEDS_NATIVE = pytest.mark.skipif(not bind.mempolicy_supported() and os.environ.get("PYNUMA_REQUIRE_NATIVE") != "1",
-                                  reason="memory policy needs the native core")
+                                  reason="memory policy needs the native core or cffi")
+
+
+@pytest.fixture(autouse=True, params=["native-path", "pure-path"])
+def path(request, monkeypatch):
+    """Every command runs twice: as built, and on the pure-Python twins (an install without a compiler)."""
+    monkeypatch.setenv("PYNUMA_PURE", "1" if request.param == "pure-path" else "0")
+    return request.param
 
 
 def pynuma(*args, **kw):

@@ -4,7 +4,9 @@ Affinity and memory policy are changed only on child processes or on a
 short-lived worker thread of the test process (both are per-thread state),
 so the test runner itself is never left re-pinned.  Checks read
 ``/proc/PID/status`` (``Cpus_allowed_list``), ``/proc/PID/numa_maps`` and
-``get_mempolicy``.  Memory-policy tests need the native core.
+``get_mempolicy``.  Memory-policy tests run on the native core and on the
+pure twin (libc's ``syscall`` through cffi: what an install without a
+compiler gets).
 """
 from __future__ import annotations
 
@@ -54,16 +56,23 @@ def child():
     proc.wait()
 
 
-@pytest.fixture
-def native():
-    if not bind.mempolicy_supported():
+@pytest.fixture(params=["native", "pure"])
+def policy_sys(request, monkeypatch):
+    """The memory-policy calls of ``bind`` made by the native core, then by the pure twin (cffi, no compiler)."""
+    found = _impl.implementations("sys")
+    if request.param not in found:
         if REQUIRE_NATIVE:
             pytest.fail("native sys module not built (PYNUMA_REQUIRE_NATIVE=1)")
-        pytest.skip("memory policy needs the native core")
+        pytest.skip("native sys module not built")
+    module = found[request.param]
+    if not module.mempolicy_supported():
+        pytest.skip(f"{request.param} path cannot make memory-policy calls here")
+    monkeypatch.setattr(bind.mempolicy, "_sys", module)
     try:
         bind.get_mempolicy()
     except AccessDenied as err:  # seccomp or a sandbox forbids the memory-policy syscalls
         pytest.skip(f"memory-policy syscalls not permitted here: {err}")
+    return request.param
 
 
 def in_thread(fn):
@@ -175,7 +184,7 @@ MODES = [("bind", f"{MEM}", f"bind:{MEM}"), ("interleave", f"{MEM}", f"interleav
 
 
 @pytest.mark.parametrize("mode, nodes, shown", MODES, ids=[m[0] for m in MODES])
-def test_set_mempolicy_every_mode_seen_by_kernel(native, mode, nodes, shown):
+def test_set_mempolicy_every_mode_seen_by_kernel(policy_sys, mode, nodes, shown):
     def work(tid):
         try:
             bind.set_mempolicy(mode, nodes)
@@ -200,7 +209,7 @@ def test_set_mempolicy_every_mode_seen_by_kernel(native, mode, nodes, shown):
 
 
 @pytest.mark.parametrize("flag, word", [("static", "static"), ("relative", "relative")])
-def test_static_and_relative_node_flags(native, flag, word):
+def test_static_and_relative_node_flags(policy_sys, flag, word):
     def work(tid):
         bind.set_mempolicy("bind", str(MEM), **{flag: True})
         try:
@@ -213,17 +222,17 @@ def test_static_and_relative_node_flags(native, flag, word):
     assert from_maps == got
 
 
-def test_policy_never_leaks_out_of_the_worker_thread(native):
+def test_policy_never_leaks_out_of_the_worker_thread(policy_sys):
     before = bind.get_mempolicy()
     in_thread(lambda tid: bind.set_mempolicy("interleave", str(MEM)))
     assert bind.get_mempolicy() == before
 
 
-def test_mems_allowed_matches_the_cpuset_view(native):
+def test_mems_allowed_matches_the_cpuset_view(policy_sys):
     assert str(bind.mems_allowed()) == _status("self", "Mems_allowed_list")
 
 
-def test_policy_arguments_are_checked_before_the_syscall(native, monkeypatch):
+def test_policy_arguments_are_checked_before_the_syscall(policy_sys, monkeypatch):
     calls = []
     monkeypatch.setattr(bind.mempolicy._sys, "set_mempolicy", lambda *a: calls.append(a))
     bad = max(bind.numa_nodes()) + 1
@@ -238,7 +247,7 @@ def test_policy_arguments_are_checked_before_the_syscall(native, monkeypatch):
     assert calls == []
 
 
-def test_mbind_and_page_nodes_on_a_buffer(native):
+def test_mbind_and_page_nodes_on_a_buffer(policy_sys):
     size = 16 * mmap.PAGESIZE
     buf = mmap.mmap(-1, size)
     try:
@@ -253,11 +262,12 @@ def test_mbind_and_page_nodes_on_a_buffer(native):
         buf.close()
 
 
-def test_move_pages_and_migrate_pages_on_a_child(native):
-    code = ("import mmap, sys\nfrom pynuma import _native_sys as s\nm = mmap.mmap(-1, 8192)\nm.write(b'x' * 8192)\n"
-            "print(s.buffer_address(m), flush=True)\nsys.stdin.readline()\n")
+def test_move_pages_and_migrate_pages_on_a_child(policy_sys):
+    code = ("import mmap, sys\nfrom pynuma import _impl\ns = _impl.select('sys')\nm = mmap.mmap(-1, 8192)\n"
+            "m.write(b'x' * 8192)\nprint(s.buffer_address(m), flush=True)\nsys.stdin.readline()\n")
     proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
+                                 "PYNUMA_PURE": "1" if policy_sys == "pure" else "0"})
     try:
         addr = int(proc.stdout.readline())
         where = bind.move_pages(proc.pid, [addr, addr + mmap.PAGESIZE])
@@ -273,14 +283,44 @@ def test_move_pages_and_migrate_pages_on_a_child(native):
         proc.wait()
 
 
-def test_pure_twin_refuses_memory_policy_clearly(monkeypatch):
+def test_pure_twin_without_cffi_refuses_memory_policy_clearly(monkeypatch):
     pure = _impl.implementations("sys")["pure"]
     monkeypatch.setattr(bind.mempolicy, "_sys", pure)
+    monkeypatch.setattr(pure, "_abi_module", None)
+    monkeypatch.setattr(pure, "_abi_why", "cffi is not importable (No module named 'cffi')")
     assert not bind.mempolicy_supported()
-    with pytest.raises(Unsupported, match="native core"):
+    with pytest.raises(Unsupported, match="native core .* or cffi: cffi is not importable"):
         bind.set_mempolicy("bind", "0")
     with pytest.raises(Unsupported):
         bind.get_mempolicy()
+    with pytest.raises(Unsupported, match="move_pages needs the native core or cffi"):
+        pure.move_pages(0, [0])
+    assert bind.supported_modes() == ()
+
+
+def test_pure_twin_uses_cffi_only_when_a_memory_policy_call_is_made():
+    code = ("import sys\nfrom pynuma import bind\nbind.set_affinity(bind.get_affinity())\n"
+            "before = 'cffi' in sys.modules\nbind.mempolicy_supported()\nprint(before, 'cffi' in sys.modules)\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PYNUMA_PURE": "1"})
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["False", "True"]
+
+
+def test_abi_syscall_numbers_match_this_machines_headers():
+    import re as _re
+
+    from pynuma import _abi_syscall
+
+    header = {"x86_64": "/usr/include/x86_64-linux-gnu/asm/unistd_64.h",
+              "aarch64": "/usr/include/aarch64-linux-gnu/asm/unistd.h"}.get(os.uname().machine)
+    if header is None or not os.path.exists(header):
+        pytest.skip("no kernel headers for this architecture")
+    text = open(header).read()
+    if "asm-generic/unistd.h" in text and os.path.exists("/usr/include/asm-generic/unistd.h"):
+        text += open("/usr/include/asm-generic/unistd.h").read()
+    for name, number in _abi_syscall.NUMBERS[os.uname().machine].items():
+        assert _re.search(rf"#define __NR_{name}\s+{number}\b", text), name
 
 
 def test_numa_maps_policy_parser_covers_kernel_spellings():
@@ -299,7 +339,7 @@ def test_numa_maps_policy_parser_covers_kernel_spellings():
         bind.parse_numa_maps_policy("7f00 sideways:0")
 
 
-def test_supported_modes_probe_matches_what_set_mempolicy_accepts(native):
+def test_supported_modes_probe_matches_what_set_mempolicy_accepts(policy_sys):
     modes = bind.supported_modes()
     assert {"default", "preferred", "bind", "interleave", "local"} <= set(modes)  # all since Linux 2.6
     before = bind.get_mempolicy()
