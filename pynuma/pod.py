@@ -16,6 +16,8 @@ Resources = Mapping[str, Quantity]
 
 
 def _resources(raw: Any, where: str) -> Dict[str, Quantity]:
+    """A resource list; ``where`` is ``"<file>: pod <name>: <field path>"`` (the API server's path, e.g.
+    ``spec.containers[0].resources.requests``), each bad entry named by its key (``...requests[cpu]``)."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
@@ -25,7 +27,7 @@ def _resources(raw: Any, where: str) -> Dict[str, Quantity]:
         try:
             out[str(name)] = Quantity.parse(value)
         except InputError as err:
-            raise InputError(f"{where}.{name}: {err}") from None
+            raise InputError(f"{where}[{name}]: {err}") from None
     return out
 
 
@@ -159,22 +161,25 @@ class Container:
 
     @classmethod
     def from_dict(cls, raw: Mapping, where: str = "container", unnamed_ok: bool = False) -> "Container":
+        """Build from a container map; ``where`` names it in errors (e.g. ``"f.yaml: pod p: spec.containers[0]"``)."""
         if not isinstance(raw, Mapping):
             raise InputError(f"{where}: expected a map")
         name = raw.get("name", "" if unnamed_ok else None)
         if not isinstance(name, str) or not (name or unnamed_ok):
-            raise InputError(f"{where}: missing name")
+            raise InputError(f"{where}.name: Required value: missing name")
         res = raw.get("resources")
         if isinstance(res, Mapping):
             requests, limits = res.get("requests"), res.get("limits")
+            fields = f"{where}.resources"
         else:
             requests, limits = raw.get("requests"), raw.get("limits")
+            fields = where
         return cls(
             name=name,
-            requests=_resources(requests, f"{where} {name} requests"),
-            limits=_resources(limits, f"{where} {name} limits"),
+            requests=_resources(requests, f"{fields}.requests"),
+            limits=_resources(limits, f"{fields}.limits"),
             restart_policy=raw.get("restartPolicy", raw.get("restart_policy")),
-            ports=_host_ports(raw.get("ports"), f"{where} {name} ports"),
+            ports=_host_ports(raw.get("ports"), f"{where}.ports"),
         )
 
 
@@ -228,7 +233,8 @@ class Pod:
         """Build from a manifest (``metadata``/``spec``) or the compact vector form."""
         if not isinstance(raw, Mapping):
             raise InputError(f"{where}: expected a map, got {type(raw).__name__}")
-        if "spec" in raw or "metadata" in raw:
+        manifest = "spec" in raw or "metadata" in raw
+        if manifest:
             kind = raw.get("kind", "Pod")
             if kind != "Pod":
                 raise InputError(f"{where}: kind {kind!r} is not a Pod")
@@ -247,16 +253,18 @@ class Pod:
         name = meta.get("name") or raw.get("name") or ""
         if not isinstance(name, str):
             raise InputError(f"{where}: name must be a string")
-        where = f"{where} {name}".strip()
+        where = f"{where}: pod {name}" if name else where
+        spec_path = "spec." if manifest else ""
+        init_key = "initContainers" if "initContainers" in spec or manifest else "init_containers"
         conts = spec.get("containers") or []
-        inits = spec.get("initContainers", spec.get("init_containers")) or []
+        inits = spec.get(init_key) or []
         if not isinstance(conts, list) or not isinstance(inits, list):
-            raise InputError(f"{where}: containers must be lists")
+            raise InputError(f"{where}: {spec_path}containers and {spec_path}{init_key} must be lists")
         pod_res = spec.get("resources")
         pod_requests = pod_limits = None
         if isinstance(pod_res, Mapping):
-            pod_requests = _resources(pod_res.get("requests"), f"{where} resources.requests")
-            pod_limits = _resources(pod_res.get("limits"), f"{where} resources.limits")
+            pod_requests = _resources(pod_res.get("requests"), f"{where}: {spec_path}resources.requests")
+            pod_limits = _resources(pod_res.get("limits"), f"{where}: {spec_path}resources.limits")
         priority = spec.get("priority")
         if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
             raise InputError(f"{where}: priority must be an integer")
@@ -275,8 +283,10 @@ class Pod:
             name=name,
             namespace=meta.get("namespace") or "default",
             uid=str(meta.get("uid") or name),
-            containers=tuple(Container.from_dict(c, f"{where} container", compact) for c in conts),
-            init_containers=tuple(Container.from_dict(c, f"{where} initContainer", compact) for c in inits),
+            containers=tuple(Container.from_dict(c, f"{where}: {spec_path}containers[{i}]", compact)
+                             for i, c in enumerate(conts)),
+            init_containers=tuple(Container.from_dict(c, f"{where}: {spec_path}{init_key}[{i}]", compact)
+                                  for i, c in enumerate(inits)),
             priority=priority,
             priority_class_name=spec.get("priorityClassName"),
             annotations=dict(meta.get("annotations") or {}),
@@ -296,11 +306,44 @@ class Pod:
         )
 
 
+def validate_pod(pod: Pod, raw: Mapping, where: str) -> None:
+    """What the API server would reject in a pod read from a file: ``InputError`` with its field path.
+
+    A pod needs at least one container, and each container's resources pass
+    ``validateResourceRequirements`` (hugepages whole pages and equal to
+    their limits, non-overcommitable resources with limits, ...).
+    """
+    manifest = "spec" in raw or "metadata" in raw
+    spec_path = "spec." if manifest else ""
+    name = f"{where}: pod {pod.name}" if pod.name else where
+    if not pod.containers:
+        raise InputError(f"{name}: {spec_path}containers: Required value: a pod needs at least one container")
+    from .hugepages.resources import validate_container_resources
+
+    spec = raw.get("spec", raw) if manifest else raw
+    init_key = "initContainers" if manifest or "initContainers" in spec else "init_containers"
+    for key, conts in (("containers", pod.containers), (init_key, pod.init_containers)):
+        for i, c in enumerate(conts):
+            errors = validate_container_resources(c.requests, c.limits)
+            if errors:
+                resources = ".resources" if isinstance((spec.get(key) or [{}])[i].get("resources"), Mapping) else ""
+                detail = "; ".join(f"{spec_path}{key}[{i}]{resources}{str(e)[len('resources'):]}" for e in errors)
+                raise InputError(f"{name}: {detail}")
+
+
 def load_pods(path: str) -> List[Pod]:
-    """Pods from a YAML or JSON file: one Pod, several YAML documents, a ``kind: List`` or a JSON list."""
+    """Pods from a YAML or JSON file: one Pod, several YAML documents, a ``kind: List`` or a JSON list.
+
+    Each pod is validated as the API server would (:func:`validate_pod`);
+    errors name the file, the pod and the field path.
+    """
     from .inputfile import load_items
 
-    pods = [Pod.from_dict(item, where=path) for item in load_items(path)]
+    pods = []
+    for item in load_items(path):
+        pod = Pod.from_dict(item, where=path)
+        validate_pod(pod, item, path)
+        pods.append(pod)
     if not pods:
         raise InputError(f"{path}: no pod found")
     return pods

@@ -118,9 +118,10 @@ def _amount(other) -> Fraction:
     return Fraction(other)
 
 
-#: The largest magnitude accepted: 2^63 - 1.  apimachinery's ``resource.Quantity`` caps a
-#: BinarySI amount there (``maxAllowed``) and its ``Value()``/``MilliValue()`` are int64: a larger
-#: amount cannot reach a kubelet as a number, so it is refused rather than computed.
+#: The largest magnitude: 2^63 - 1, apimachinery's ``maxAllowed``.  ``ParseQuantity`` caps a
+#: BinarySI amount there (``100Ei`` is 9223372036854775807), and so does this parser.  A larger
+#: decimal amount Kubernetes keeps as an unbounded decimal whose ``Value()`` (int64) overflows;
+#: pynuma refuses it, naming the value, rather than compute with numbers of any size.
 MAX_MAGNITUDE = (1 << 63) - 1
 #: An ``e`` exponent must fit apimachinery's ``Scale`` (int32; it parses int64 and truncates).
 _EXP_LIMIT = 1 << 31
@@ -144,7 +145,11 @@ def _too_large(text: str) -> InputError:
                       f"the most a Kubernetes quantity holds)")
 
 
-def _nanos(digits: str, exp10: int, factor: int, text: str) -> int:
+class _TooLarge(Exception):
+    pass
+
+
+def _nanos(digits: str, exp10: int, factor: int) -> int:
     """``ceil(int(digits) * 10**exp10 * factor * 10**9)`` in time linear in ``len(digits)``.
 
     ``digits`` has no leading or trailing zeros (non-empty), ``factor`` is
@@ -153,7 +158,7 @@ def _nanos(digits: str, exp10: int, factor: int, text: str) -> int:
     magnitude from the digits alone.
     """
     if len(digits) + exp10 > len(str(MAX_MAGNITUDE)) + 1:  # >= 10**20 > 2**63 even with factor 1
-        raise _too_large(text)
+        raise _TooLarge()
     shift = exp10 + _NANO_DIGITS
     if shift >= 0:
         return int(digits) * factor * 10 ** shift
@@ -224,9 +229,14 @@ def _parse(text: str):
     exp10 += len(digits) - len(stripped)
     if not stripped:
         return Fraction(0), fmt
-    nanos = _nanos(stripped, exp10, factor, text)
-    if nanos > MAX_MAGNITUDE * 10 ** _NANO_DIGITS:
-        raise _too_large(text)
+    try:
+        nanos = _nanos(stripped, exp10, factor)
+        if nanos > MAX_MAGNITUDE * 10 ** _NANO_DIGITS:
+            raise _TooLarge()
+    except _TooLarge:
+        if fmt != BINARY_SI:
+            raise _too_large(text) from None
+        nanos = MAX_MAGNITUDE * 10 ** _NANO_DIGITS  # apimachinery's cap
     return sign * Fraction(nanos, 10 ** _NANO_DIGITS), fmt
 
 

@@ -2,10 +2,13 @@
 
 Two forms are accepted:
 
-* a saved ``pynuma topology --json`` document (it has ``numa_nodes`` and a
-  ``cpus`` list of ``{"id","package","die","cluster","core_id","core","node",
-  "uncore_cache","online"}``): online CPUs, true counts, uncore id falling
-  back to the socket id as cAdvisor does;
+* a saved ``pynuma topology --json`` / ``--save`` document (``"format":
+  "pynuma.topology/1"``): rebuilt as the :class:`pynuma.model.Topology` it
+  was saved from, then read exactly as ``--root`` reads the machine, so
+  whatever ``--save`` writes loads and gives the same answer (online CPUs,
+  true counts, package -1 where the platform names none);
+* an older or hand-written pynuma document (``numa_nodes`` or ``online_cpus``
+  and a ``cpus`` list of ``{"id","package","core","node","uncore_cache","online"}``);
 * the minimal form of the kubelet conformance ``topologies.json`` entries:
   ``{"cpus": [{"id","package","node","core","uncore_cache"?}], "declared"?: {...},
   "distances"?: [[...]] | null}`` (a missing ``uncore_cache`` is 0, the Go zero
@@ -21,7 +24,7 @@ from typing import Any, Mapping, Optional
 
 from .errors import InputError, ParseError
 from .inputfile import load_json
-from .policy.cpumanager.topology import CPUInfo, CPUTopology
+from .policy.cpumanager.topology import UNKNOWN_PACKAGE, CPUTopology, cpu_info
 
 DECLARED_KEYS = ("num_cpus", "num_cores", "num_sockets", "num_numa_nodes", "num_uncore_caches")
 
@@ -35,11 +38,14 @@ def load_cpu_topology(path: str) -> CPUTopology:
         raise ParseError(path, str(err)) from None
 
 
-def _int(raw: Any, where: str, allow_none: bool = False):
+def _int(raw: Any, where: str, allow_none: bool = False, allow_unknown: bool = False):
     if raw is None and allow_none:
         return None
+    if allow_unknown and raw == UNKNOWN_PACKAGE and not isinstance(raw, bool):
+        return raw
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
-        raise ValueError(f"{where}: expected a non-negative integer, got {raw!r}")
+        expected = "a non-negative integer or -1 (unknown)" if allow_unknown else "a non-negative integer"
+        raise ValueError(f"{where}: expected {expected}, got {raw!r}")
     return raw
 
 
@@ -60,6 +66,8 @@ def load_cpu_topology_data(data: Any) -> CPUTopology:
                              "give a file with exactly one")
         else:
             raise ValueError("no 'cpus' list")
+    if data.get("format") is not None:
+        return _saved_document(data)
     cpus = data.get("cpus")
     if not isinstance(cpus, list) or not cpus:
         raise ValueError("'cpus' must be a non-empty list")
@@ -72,17 +80,16 @@ def load_cpu_topology_data(data: Any) -> CPUTopology:
         if pynuma_doc and raw.get("online") is False:
             continue
         cid = _int(raw.get("id"), f"{where}.id")
-        sock = _int(raw.get("package", raw.get("socket")), f"{where}.package")
+        sock = _int(raw.get("package", raw.get("socket")), f"{where}.package",
+                    allow_none=pynuma_doc, allow_unknown=True)
         node = _int(raw.get("node", 0), f"{where}.node", allow_none=pynuma_doc)
         core = _int(raw.get("core"), f"{where}.core")
-        unc = _int(raw.get("uncore_cache"), f"{where}.uncore_cache", allow_none=True)
-        if unc is None:
-            # pynuma documents say "unknown" with null: cAdvisor falls back to the socket id.
-            # The minimal form follows the Go literal: absent means zero.
-            unc = sock if pynuma_doc else 0
+        unc = _int(raw.get("uncore_cache"), f"{where}.uncore_cache", allow_none=True, allow_unknown=True)
+        if unc is None and not pynuma_doc:
+            unc = 0  # the minimal form follows the Go literal: absent means zero
         if cid in details:
             raise ValueError(f"{where}: CPU {cid} listed twice")
-        details[cid] = CPUInfo(cid, sock, 0 if node is None else node, core, unc)
+        details[cid] = cpu_info(cid, sock, node, core, unc)
     if not details:
         raise ValueError("no online CPUs")
     declared = data.get("declared") or {}
@@ -97,6 +104,16 @@ def load_cpu_topology_data(data: Any) -> CPUTopology:
     if matrix is not None:
         matrix = _matrix(matrix, nodes or all_nodes, all_nodes)
     return CPUTopology(details, machine_numa_nodes=all_nodes, distances=matrix, **counts)
+
+
+def _saved_document(data: Mapping) -> CPUTopology:
+    """A ``--save`` document: the topology it was saved from, read as discovery's result is."""
+    from .model import Topology
+
+    topo = Topology.from_dict(data)  # ValueError naming the bad key or format
+    if not any(c.online for c in topo.cpus):
+        raise ValueError("no online CPUs")
+    return CPUTopology.from_topology(topo)
 
 
 def _nodes_and_distances(data: Mapping, pynuma_doc: bool):

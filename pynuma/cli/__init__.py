@@ -81,6 +81,9 @@ def main(argv=None, ends_process: bool = False) -> int:
     finally:
         if collecting and not (ends_process and _ends_without_teardown(name)):
             gc.enable()
+    common = sys.modules.get("pynuma.cli._common")  # loaded only by the commands that parse with it
+    if common is not None:
+        common.forget_running()
     try:
         return int(module.main(argv[1:]) or 0)
     except KeyboardInterrupt:
@@ -93,7 +96,9 @@ def main(argv=None, ends_process: bool = False) -> int:
         errors = sys.modules.get("pynuma.errors")
         if errors is None or not isinstance(err, errors.PynumaError):
             raise
-        print(f"pynuma {name}: error: {err}", file=sys.stderr)
+        common = sys.modules.get("pynuma.cli._common")
+        prog = common.error_prog(name) if common is not None else f"pynuma {name}"
+        print(f"{prog}: error: {err}", file=sys.stderr)
         return err.exit_code
 
 

@@ -6,11 +6,34 @@ import json
 import sys
 
 
+# the prog of the innermost parser that ran ("pynuma hints merge"): errors raised after parsing name it
+_running = None
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors as one line and exit status 2."""
 
+    def parse_known_args(self, args=None, namespace=None):
+        global _running
+        # a subcommand's parser runs inside its parent's parse, so the last one to start is the innermost
+        _running = self.prog
+        return super().parse_known_args(args, namespace)
+
     def error(self, message):  # noqa: D401 - argparse API
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def error_prog(command: str) -> str:
+    """What an error of ``pynuma COMMAND`` is prefixed with: the full subcommand when one was parsed."""
+    base = f"pynuma {command}"
+    running = _running
+    return running if running and (running == base or running.startswith(base + " ")) else base
+
+
+def forget_running() -> None:
+    """Start a new command line: no subcommand parsed yet."""
+    global _running
+    _running = None
 
 
 def parser(command: str, description: str) -> argparse.ArgumentParser:

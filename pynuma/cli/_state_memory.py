@@ -7,9 +7,9 @@ _POLICY_NAMES = {"static": "Static", "none": "None", "besteffort": "BestEffort",
 
 
 def _size(n: int) -> str:
-    from ..quantity import BINARY_SI, Quantity
+    from ._units import human_bytes
 
-    return str(Quantity(n, BINARY_SI))
+    return human_bytes(n)
 
 
 def _rows(state):

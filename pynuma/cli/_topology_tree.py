@@ -10,16 +10,11 @@ from __future__ import annotations
 from typing import Dict, List, Tuple
 
 from . import _devices
+from ._units import human_bytes
 
 
 def _size(n) -> str:
-    if n is None:
-        return "?"
-    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
-        if n >= 1 << shift:
-            value = n / (1 << shift)
-            return f"{value:.0f} {unit}" if value >= 100 or value == int(value) else f"{value:.1f} {unit}"
-    return f"{n} B"
+    return human_bytes(n, unknown="?")
 
 
 def _hugepages(node) -> str:

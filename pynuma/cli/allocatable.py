@@ -28,16 +28,22 @@ def _parser():
                    help="offer matching PCI devices as an extended resource (10de=nvidia.com/gpu, "
                         "class:0302=example.com/gpu); repeatable")
     p.add_argument("--pci-map", metavar="FILE", help="the same rules as a JSON/YAML list")
+    p.add_argument("--fs-stats", metavar="FILE", help="nodefs figures from a kubelet /stats/summary (node.fs) "
+                   "instead of statvfs: ephemeral-storage capacity of a --root dump")
     _common.add_root(p)
     _common.add_json(p)
     return p
 
 
-def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
-    """The node capacity the kubelet would report, read through ``fs``."""
+def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unknown=None) -> dict:
+    """The node capacity the kubelet would report, read through ``fs``.
+
+    ``fs_given``: filesystem figures to use instead of statvfs; ``unknown``:
+    a dict that receives ``{resource: why}`` for what could not be measured.
+    """
     from ..errors import PynumaError
     from ..pressure.host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo
-    from ..pressure.fsstats import fs_stats
+    from ..pressure.fsstats import FiguresUnknown, own_fs_stats
     from ..parse import parse_cpulist
     from ..quantity import Quantity
 
@@ -59,7 +65,11 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int) -> dict:
         if pages is not None:
             cap["hugepages-" + str(Quantity(size, "BinarySI"))] = Quantity(pages * size, "BinarySI")
     try:
-        cap["ephemeral-storage"] = Quantity(fs_stats(fs, kubelet_root).capacity_bytes, "BinarySI")
+        nodefs = fs_given["nodefs"] if fs_given else own_fs_stats(fs, kubelet_root)
+        cap["ephemeral-storage"] = Quantity(nodefs.capacity_bytes, "BinarySI")
+    except FiguresUnknown as err:
+        if unknown is not None:
+            unknown["ephemeral-storage"] = str(err)
     except PynumaError:
         pass  # no statvfs: no ephemeral-storage capacity, as a kubelet without nodefs stats
     cap["pods"] = Quantity(max_pods)
@@ -87,6 +97,24 @@ def _pci_capacity(fs, args) -> dict:
     return {name: Quantity(n) for name, n in capacity(offered_devices(discover_devices(fs), rules)).items()}
 
 
+_BYTE_RESOURCES = ("memory", "ephemeral-storage", "hugepages-")
+_QUANTITY_COLUMNS = ("capacity", "kube_reserved", "system_reserved", "eviction_hard", "reservation", "allocatable",
+                     "enforced")
+
+
+def _humanize(rows) -> None:
+    """Byte resources in the one human format; counts (cpu, pods, pid) as the kubelet writes them."""
+    from ..quantity import Quantity
+    from ._units import human_bytes
+
+    for r in rows:
+        if not r["resource"].startswith(_BYTE_RESOURCES):
+            continue
+        for c in _QUANTITY_COLUMNS:
+            if r[c] is not None:
+                r[c] = human_bytes(Quantity.parse(r[c]).value())
+
+
 def main(argv) -> int:
     args = _parser().parse_args(argv)
     from ..errors import InputError
@@ -96,10 +124,12 @@ def main(argv) -> int:
         hard_eviction_reservation, node_allocatable_enforced, node_allocatable_reservation,
         node_status_allocatable, parse_resource_list, validate_node_allocatable, validate_reserved,
     )
-    from ..policy.eviction.thresholds import parse_flags, parse_threshold_config
+    from ..policy.eviction.thresholds import ThresholdError, parse_flags, parse_threshold_config
 
-    if args.max_pods < 0:
-        raise InputError(f"--max-pods: must not be negative, got {args.max_pods}")
+    from ..limits import INT32_MAX
+
+    if not 0 <= args.max_pods <= INT32_MAX:  # maxPods is an int32 in KubeletConfiguration
+        raise InputError(f"--max-pods: must be between 0 and {INT32_MAX}, got {args.max_pods}")
     kc = load_kubelet_config(args.kubelet_config) if args.kubelet_config else KubeletConfig()
     kube = (validate_reserved(parse_resource_list(args.kube_reserved, "--kube-reserved"), "--kube-reserved")
             if args.kube_reserved is not None else validate_reserved(kc.reserved("kube"), "kubeReserved"))
@@ -108,12 +138,21 @@ def main(argv) -> int:
     try:
         hard_map = parse_flags(args.eviction_hard, "<") if args.eviction_hard is not None else kc.eviction_hard
         hard = parse_threshold_config([], hard_map, None, None, None)
+    except ThresholdError as err:
+        raise InputError(err.describe(args.kubelet_config if args.eviction_hard is None else None)) from None
     except InputError as err:
         raise InputError(f"--eviction-hard: {err}") from None
     fs = FsRoot(args.root)
-    cap = discover_capacity(fs, args.kubelet_root, args.max_pods)
+    fs_given = None
+    if args.fs_stats:
+        from ..pressure.fsstats import load_fs_stats
+
+        fs_given = load_fs_stats(args.fs_stats)
+    unknown: dict = {}
+    cap = discover_capacity(fs, args.kubelet_root, args.max_pods, fs_given, unknown)
     cap.update(_pci_capacity(fs, args))
     cap.update(parse_resource_list(args.capacity, "--capacity"))
+    unknown = {k: why for k, why in unknown.items() if k not in cap}
     validate_node_allocatable(cap, kube, system, hard)
     status_cap = {k: v for k, v in cap.items() if k != "pid"}  # pid is internal: not on the Node object
     reservation = node_allocatable_reservation(cap, kube, system, hard)
@@ -132,8 +171,10 @@ def main(argv) -> int:
         _common.print_json({"resources": rows,
                             "capacity": {k: str(v) for k, v in status_cap.items()},
                             "allocatable": {k: str(v) for k, v in allocatable.items()},
-                            "kubepods_limits": {k: str(v) for k, v in enforced.items()}})
+                            "kubepods_limits": {k: str(v) for k, v in enforced.items()},
+                            "unknown": unknown})
         return 0
+    _humanize(rows)
     w = sys.stdout.write
     cols = ("resource", "capacity", "kube_reserved", "system_reserved", "eviction_hard", "allocatable", "enforced")
     heads = ("RESOURCE", "CAPACITY", "KUBE", "SYSTEM", "EVICTION", "ALLOCATABLE", "KUBEPODS")
@@ -141,6 +182,9 @@ def main(argv) -> int:
     w("  ".join(h.ljust(n) for h, n in zip(heads, widths)).rstrip() + "\n")
     for r in rows:
         w("  ".join((r[c] or "-").ljust(n) for c, n in zip(cols, widths)).rstrip() + "\n")
+    for k, why in unknown.items():
+        w(f"{k.ljust(widths[0])}  unknown: {why}; give --fs-stats FILE or --capacity {k}=Q\n")
     w("\nALLOCATABLE = capacity - kube - system - eviction (memory also minus hugepages); "
-      "KUBEPODS = limit on the kubepods cgroup (eviction part not subtracted). pid is internal to the node.\n")
+      "KUBEPODS = limit on the kubepods cgroup (eviction part not subtracted). pid is internal to the node.\n"
+      "--json gives the exact quantities the kubelet reports.\n")
     return 0

@@ -81,8 +81,9 @@ def _count(text, topo):
         n = int(text)
     except ValueError:
         raise InputError(f"--count: expected a whole number of CPUs, got {text!r}") from None
-    if n < 0:
-        raise InputError(f"--count: negative CPU count {n}")
+    if n < 1:
+        # the kubelet gives a container exclusive CPUs only for a positive integer request
+        raise InputError(f"--count: expected at least 1 CPU, got {n}")
     total = len(topo.cpus())
     if n > total:
         raise InputError(f"--count: {n} CPUs requested but the machine has only {total}")

@@ -6,12 +6,11 @@ from typing import List, Optional
 
 def _mib(v: Optional[int]) -> str:
     from ..cgroups import UNLIMITED
+    from ._units import human_bytes
 
-    if v is None:
-        return "-"
-    if v >= UNLIMITED or v > (1 << 62):
+    if v is not None and (v >= UNLIMITED or v > (1 << 62)):
         return "max"
-    return f"{v / (1 << 20):.1f}Mi"
+    return human_bytes(v)
 
 
 def _num(v: Optional[int]) -> str:
@@ -66,15 +65,18 @@ def main(argv: List[str]) -> int:
     if not pods:
         print("no pod cgroups")
         return 0
-    print(f"{'POD/CONTAINER':<40} {'QOS':<10} {'WORKSET':>10} {'USAGE':>10} {'LIMIT':>10} {'RSS':>10} "
-          f"{'PIDS':>5} {'CPU(s)':>9}")
+    # full container ids (the runtime's own, as crictl and the kubelet's logs show them): no truncation
+    table = []
     for pd in pods:
-        rows = [(pd.uid, pd.qos, pd.stats)] + [(f"  {c.runtime + ':' if c.runtime else ''}{c.id[:24]}", "", c.stats)
-                                               for c in pd.containers]
-        for name, qos, s in rows:
-            cpu = "-" if s.cpu_usage_ns is None else f"{s.cpu_usage_ns / 1e9:.1f}"
-            print(f"{name:<40} {qos:<10} {_mib(s.memory_working_set):>10} {_mib(s.memory_usage):>10} "
-                  f"{_mib(s.memory_limit):>10} {_mib(s.memory_rss):>10} {_num(s.pids_current):>5} {cpu:>9}")
-            for prob in s.problems:
-                print(f"{'':<40} warning: {prob} unreadable or garbage, dropped")
+        table.append((pd.uid, pd.qos, pd.stats))
+        table += [(f"  {c.runtime + ':' if c.runtime else ''}{c.id}", "", c.stats) for c in pd.containers]
+    width = max(len("POD/CONTAINER"), *(len(name) for name, _, _ in table))
+    print(f"{'POD/CONTAINER':<{width}} {'QOS':<10} {'WORKSET':>10} {'USAGE':>10} {'LIMIT':>10} {'RSS':>10} "
+          f"{'PIDS':>5} {'CPU-SECONDS':>11}")
+    for name, qos, s in table:
+        cpu = "-" if s.cpu_usage_ns is None else f"{s.cpu_usage_ns / 1e9:.1f}"
+        print(f"{name:<{width}} {qos:<10} {_mib(s.memory_working_set):>10} {_mib(s.memory_usage):>10} "
+              f"{_mib(s.memory_limit):>10} {_mib(s.memory_rss):>10} {_num(s.pids_current):>5} {cpu:>11}")
+        for prob in s.problems:
+            print(f"{'':<{width}} warning: {prob} unreadable or garbage, dropped")
     return 0

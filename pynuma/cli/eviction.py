@@ -29,6 +29,8 @@ def _parser():
     src.add_argument("--pods", metavar="FILE", help="pods (YAML/JSON manifests or compact form with 'usage')")
     src.add_argument("--from-cgroups", action="store_true", help="pod usage from the kubelet's pod cgroups")
     src.add_argument("--stats", metavar="FILE", help="a kubelet /stats/summary JSON instead of reading the host")
+    p.add_argument("--fs-stats", metavar="FILE", help="nodefs/imagefs figures from a kubelet /stats/summary "
+                   "(node.fs, node.runtime.imageFs) instead of statvfs; what a --root dump needs for them")
     p.add_argument("--kubelet-root", metavar="DIR", default="/var/lib/kubelet", help="nodefs directory")
     p.add_argument("--image-dir", metavar="DIR", help="imagefs directory (default: the runtime's, if found)")
     p.add_argument("--containerfs-dir", metavar="DIR", help="writable-layer directory (default: imagefs)")
@@ -44,7 +46,9 @@ def _config(args):
     from ..errors import InputError
     from ..config.kubelet import KubeletConfig, load_kubelet_config
     from ..policy.eviction.manager import EvictionConfig, FsLayout
-    from ..policy.eviction.thresholds import parse_duration, parse_flags, parse_threshold_config
+    from ..policy.eviction.thresholds import (
+        SETTING_FLAGS, ThresholdError, parse_duration, parse_flags, parse_threshold_config,
+    )
 
     kc = load_kubelet_config(args.kubelet_config) if args.kubelet_config else KubeletConfig()
 
@@ -65,13 +69,23 @@ def _config(args):
                else kc.enforce_node_allocatable)
     try:
         thresholds = parse_threshold_config(enforce, hard, soft, grace, reclaim)
-        period = (parse_duration(args.eviction_pressure_transition_period)
-                  if args.eviction_pressure_transition_period else kc.eviction_pressure_transition_period_s)
-    except InputError as err:
-        where = args.kubelet_config if args.kubelet_config else "eviction flags"
-        raise InputError(f"{where}: {err}") from None
+    except ThresholdError as err:
+        from_flag = getattr(args, SETTING_FLAGS[err.setting][2:].replace("-", "_")) is not None
+        raise InputError(err.describe(None if from_flag or not args.kubelet_config else args.kubelet_config)) from None
+    if args.eviction_pressure_transition_period is not None:
+        try:
+            period = parse_duration(args.eviction_pressure_transition_period)
+        except InputError as err:
+            raise InputError(f"--eviction-pressure-transition-period: {args.eviction_pressure_transition_period!r} "
+                             f"is not a duration (e.g. 30s, 5m, 1h): {err}") from None
+    else:
+        period = kc.eviction_pressure_transition_period_s
     max_grace = (args.eviction_max_pod_grace_period if args.eviction_max_pod_grace_period is not None
                  else kc.eviction_max_pod_grace_period_s)
+    from ..limits import INT32_MAX
+
+    if not -INT32_MAX - 1 <= max_grace <= INT32_MAX:  # the kubelet's flag is an int32
+        raise InputError(f"--eviction-max-pod-grace-period {max_grace}: must fit an int32")
     return EvictionConfig(tuple(thresholds), max_grace, period, kc.local_storage_capacity_isolation, FsLayout(),
                           kc.feature_gates.get("KubeletSeparateDiskGC", True))
 
@@ -147,7 +161,8 @@ def _gather(args, fs, config):
     else:
         from ..pressure.host import read_host
 
-        reading = read_host(fs, args.kubelet_root, args.image_dir, args.containerfs_dir, walk=args.from_cgroups)
+        reading = read_host(fs, args.kubelet_root, args.image_dir, args.containerfs_dir, walk=args.from_cgroups,
+                            fs_given=args.fs_given)
         observations = reading.observations
         layout = FsLayout(reading.dedicated_image_fs, bool(args.containerfs_dir))
         if args.from_cgroups:
@@ -162,11 +177,10 @@ def _human(n, signal):
     if n is None:
         return "-"
     if quantity_format(signal) == "DecimalSI":
-        return str(n)
-    for unit, size in (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
-        if abs(n) >= size:
-            return f"{n / size:.2f}{unit}"
-    return str(n)
+        return str(n)  # counts (inodes, pids)
+    from ._units import human_bytes
+
+    return human_bytes(n)
 
 
 def _admission(conditions):
@@ -209,6 +223,8 @@ def _report(config, state, decision, pods, stats, reading, explain):
         out["ranked_if_memory_pressure"] = [p.name for p in rank_memory_pressure(pods, stats_lookup(stats.pods))]
     if reading is not None:
         out["warnings"] = list(reading.warnings)
+        if reading.fs_unknown:
+            out["filesystems_unknown"] = reading.fs_unknown
         if explain:
             out["explain"] = reading.explain
     if state.warning:
@@ -241,6 +257,8 @@ def _print_table(out):
         w(f"would evict {e['namespace']}/{e['pod']} (grace {e['grace_period_override_s']}s): {e['message']}\n")
     for msg in out.get("warnings", []):
         w(f"warning: {msg}\n")
+    if out.get("filesystems_unknown"):
+        w("  (give the dumped machine's figures with --fs-stats FILE, a kubelet /stats/summary)\n")
     ex = out.get("explain")
     if ex:
         w("\nmemory.available explained:\n")
@@ -271,6 +289,13 @@ def _print_table(out):
               f"{_human(a['working_set'], 'memory.available')}\n")
 
 
+def _stamp(t: float) -> str:
+    """Local wall-clock time with its UTC offset, to the millisecond (ISO 8601)."""
+    from datetime import datetime
+
+    return datetime.fromtimestamp(t).astimezone().isoformat(timespec="milliseconds")
+
+
 _MAX_WATCH_S = 86400.0 * 365  # a year between passes is already no watch at all
 
 
@@ -288,7 +313,14 @@ def main(argv) -> int:
                          f"got {args.watch:g}")
     if args.count is not None and args.count < 1:
         raise InputError(f"--count: must be at least 1, got {args.count}")
+    if args.fs_stats and args.stats:
+        raise InputError("--fs-stats: not with --stats (the summary already holds the filesystems)")
     config = _config(args)
+    args.fs_given = None
+    if args.fs_stats:
+        from ..pressure.fsstats import load_fs_stats
+
+        args.fs_given = load_fs_stats(args.fs_stats)
     fs = FsRoot(args.root)
     state = EvictionState()
     passes = 0
@@ -296,13 +328,19 @@ def main(argv) -> int:
         while True:
             stats, pods, layout, reading, grace = _gather(args, fs, config)
             cfg = replace(config, layout=layout)
-            state, decision = synchronize(cfg, state, stats, pods, time.time(), termination_grace_s=grace)
+            now = time.time()
+            state, decision = synchronize(cfg, state, stats, pods, now, termination_grace_s=grace)
             out = _report(cfg, state, decision, pods, stats, reading, args.explain)
+            if args.watch is not None:
+                # each pass says when it was taken: conditions change with time (grace periods, transitions)
+                out = {"pass": passes + 1, "time": _stamp(now), **out}
             if args.json:
                 _common.print_json(out)
             else:
                 if passes:
                     sys.stdout.write("\n")
+                if args.watch is not None:
+                    sys.stdout.write(f"--- pass {out['pass']} at {out['time']}\n")
                 _print_table(out)
             sys.stdout.flush()
             passes += 1

@@ -11,14 +11,16 @@
 
 NUMA nodes (and distances, for ``prefer-closest-numa-nodes``) come from
 ``--topology FILE`` (saved ``pynuma topology --json`` or the kubelet-style
-CPU topology form), ``--root DIR`` or the live host.  Prints
+CPU topology form), ``--root DIR`` or the live host.  Prints the merged
+hint and the decision; ``--json`` prints
 ``{"hint": {"numa": [...] | null, "preferred": bool}, "admit": bool}``.
-Unknown policy or option, or a malformed hints file: one line, exit 2.
+Exit 0 when the pod would be admitted, 1 when the policy rejects it;
+unknown policy or option, or a malformed hints file: one line, exit 2.
 """
 from __future__ import annotations
 
 from ..errors import InputError, ParseError
-from ._common import add_topology_source, parser, print_json
+from ._common import add_json, add_topology_source, parser, print_json
 
 
 def _build_parser():
@@ -34,6 +36,7 @@ def _build_parser():
     m.add_argument("--scope", default="container", metavar="S", help="container (default) or pod")
     m.add_argument("--hints", required=True, metavar="FILE", help="JSON list: one {resource: hints|null} per provider")
     add_topology_source(m)
+    add_json(m)
     return p
 
 
@@ -63,6 +66,21 @@ def load_hints_file(path: str) -> list:
         raise ParseError(path, str(err)) from None
 
 
+def check_hint_nodes(providers: list, nodes, path: str) -> None:
+    """``ParseError`` naming ``path`` and the hint when a hint names a NUMA node the machine lacks."""
+    known = set(nodes)
+    for i, provider in enumerate(providers):
+        for res, hints in (provider or {}).items():
+            for j, hint in enumerate(hints or ()):
+                if hint.numa_affinity is None:
+                    continue
+                missing = sorted(set(hint.numa_affinity) - known)
+                if missing:
+                    have = ",".join(map(str, sorted(known))) or "none"
+                    raise ParseError(path, f"provider[{i}].{res}[{j}].numa: NUMA node(s) "
+                                           f"{','.join(map(str, missing))} not in the topology (nodes {have})")
+
+
 def numa_info_for(topology_file, root):
     """NUMA nodes and distances from ``--topology`` / ``--root`` / the live host."""
     from ..policy.topologymanager.numa_info import NUMAInfo
@@ -82,7 +100,16 @@ def main(argv) -> int:
     options = parse_option_args(args.option)
     providers = load_hints_file(args.hints)
     info = numa_info_for(args.topology, args.root)
+    check_hint_nodes(providers, info.nodes, args.hints)
     manager = TopologyManager.create(info, args.policy, args.scope, options)
     hint, admit = manager.merge(providers)
-    print_json({"hint": hint.to_json(), "admit": admit})
-    return 0
+    if args.json:
+        print_json({"hint": hint.to_json(), "admit": admit})
+    else:
+        numa = hint.numa_affinity
+        nodes = "any NUMA node" if numa is None else "NUMA node " + ",".join(map(str, numa))
+        print(f"hint: {nodes} ({'preferred' if hint.preferred else 'not preferred'})")
+        print(f"admitted by the {args.policy} policy" if admit else
+              f"rejected by the {args.policy} policy: TopologyAffinityError "
+              "(Resources cannot be allocated with Topology locality)")
+    return 0 if admit else 1

@@ -133,7 +133,7 @@ def _set(argv) -> int:
         for r in results:
             print(r.describe())
     for r in short:
-        print(f"pynuma hugepages: error: {_size_label(r.size_kb)}: asked for {r.requested} pages, the kernel gave "
+        print(f"pynuma hugepages set: error: {_size_label(r.size_kb)}: asked for {r.requested} pages, the kernel gave "
               f"{r.after} (short by {r.shortfall}; memory may be fragmented)", file=sys.stderr)
     return 1 if short else 0
 

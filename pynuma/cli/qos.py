@@ -68,11 +68,15 @@ def main(argv: List[str]) -> int:
     if args.json:
         print_json({"memory_capacity": capacity, "pods": out})
         return 0
-    print(f"memory capacity: {capacity} bytes")
-    for entry in out:
+    from ._units import human_bytes
+
+    print(f"memory capacity: {human_bytes(capacity)}")
+    for pod, entry in zip(pods, out):
         print(f"pod {entry['namespace']}/{entry['pod']}: {entry['qos']}")
         width = max((len(c["name"]) for c in entry["containers"]), default=4)
-        for c in entry["containers"]:
-            print(f"  {c['name']:<{width}}  {c['kind']:<7}  request {c['memory_request'] or '-':<10}  "
+        for c, container in zip(entry["containers"], pod.all_containers()):
+            req = container.request("memory")
+            shown = "-" if req is None else human_bytes(req.value())
+            print(f"  {c['name']:<{width}}  {c['kind']:<7}  memory request {shown:<10}  "
                   f"oom_score_adj {c['oom_score_adj']}")
     return 0

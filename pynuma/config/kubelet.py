@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional
 
 from ..errors import InputError
+from ..limits import INT32_MAX
 from ..quantity import Quantity
 
 KIND = "KubeletConfiguration"
@@ -39,13 +40,13 @@ class KubeletConfig:
 
     def thresholds(self):
         """Every eviction threshold this configuration sets (kubelet ``ParseThresholdConfig``)."""
-        from ..policy.eviction.thresholds import parse_threshold_config
+        from ..policy.eviction.thresholds import ThresholdError, parse_threshold_config
 
         try:
             return parse_threshold_config(self.enforce_node_allocatable, self.eviction_hard, self.eviction_soft,
                                           self.eviction_soft_grace_period, self.eviction_minimum_reclaim)
-        except InputError as err:
-            raise InputError(f"{self.source}: {err}" if self.source else str(err)) from None
+        except ThresholdError as err:
+            raise InputError(err.describe(self.source or "kubelet configuration")) from None
 
     def hard_thresholds(self):
         """Only the hard thresholds, without min-reclaim or allocatable copies (what node allocatable uses)."""
@@ -93,6 +94,8 @@ def parse_kubelet_config(doc: Any, where: str = "kubelet config") -> KubeletConf
     grace = doc.get("evictionMaxPodGracePeriod", 0)
     if isinstance(grace, bool) or not isinstance(grace, int):
         raise InputError(f"{where}: evictionMaxPodGracePeriod must be an integer")
+    if not -INT32_MAX - 1 <= grace <= INT32_MAX:  # an int32 in KubeletConfiguration
+        raise InputError(f"{where}: evictionMaxPodGracePeriod must fit an int32")
     enforce = doc.get("enforceNodeAllocatable", ["pods"])
     if not isinstance(enforce, list):
         raise InputError(f"{where}: enforceNodeAllocatable must be a list")

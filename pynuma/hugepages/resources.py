@@ -13,6 +13,7 @@ for hugepages must also ask for cpu or memory.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
@@ -84,17 +85,33 @@ def is_overcommit_allowed(name: str) -> bool:
 
 @dataclass(frozen=True)
 class FieldError:
-    """One validation failure: ``field`` is relative to the container's ``resources``."""
+    """One validation failure: ``field`` is relative to the container's ``resources``.
+
+    ``field`` is the path the API server reports (it says ``requests``, not
+    ``requests[hugepages-2Mi]``, when a request differs from its limit);
+    ``resource`` names the entry it is about, and :attr:`path` is the full
+    path of that entry, which messages show.
+    """
 
     type: str  # "Invalid", "Required" or "Forbidden"
     field: str
     detail: str
     value: Optional[str] = None
+    resource: Optional[str] = None
+
+    @property
+    def path(self) -> str:
+        """``resources.requests[hugepages-2Mi]``: the field down to the resource entry when it names one."""
+        where = f"resources.{self.field}" if self.field else "resources"
+        if self.resource is not None and not where.endswith("]"):
+            where += f"[{self.resource}]"
+        return where
 
     def __str__(self) -> str:
-        where = f"resources.{self.field}" if self.field else "resources"
-        shown = f": {self.value!r}" if self.value is not None else ""
-        return f"{where}: {self.type}{shown}: {self.detail}"
+        # the API server's wording: field.ErrorType strings, the value quoted as Go's %q does
+        kind = {"Invalid": "Invalid value", "Required": "Required value"}.get(self.type, self.type)
+        shown = f": {json.dumps(self.value)}" if self.value is not None else ""
+        return f"{self.path}: {kind}{shown}: {self.detail}"
 
 
 _STANDARD_CONTAINER = ("cpu", "memory", "ephemeral-storage")
@@ -142,12 +159,14 @@ def validate_container_resources(requests: Mapping[str, QuantityLike],
         limit = lims.get(name)
         if limit is not None:
             if q != limit and not is_overcommit_allowed(name):
-                errors.append(FieldError("Invalid", "requests", f"must be equal to {name} limit of {limit}", str(q)))
+                errors.append(FieldError("Invalid", "requests", f"must be equal to {name} limit of {limit}", str(q),
+                                         name))
             elif q > limit:
                 errors.append(FieldError("Invalid", "requests",
-                                         f"must be less than or equal to {name} limit of {limit}", str(q)))
+                                         f"must be less than or equal to {name} limit of {limit}", str(q), name))
         elif not is_overcommit_allowed(name):
-            errors.append(FieldError("Required", "limits", "Limit must be set for non overcommitable resources"))
+            errors.append(FieldError("Required", "limits", "Limit must be set for non overcommitable resources",
+                                     None, name))
         errors.extend(_hugepage_value_errors(name, q, f"requests[{name}]"))
     names = set(reqs) | set(lims)
     if any(is_hugepage_resource_name(n) for n in names) and not any(n in _QOS_COMPUTE for n in names):

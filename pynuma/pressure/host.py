@@ -11,7 +11,9 @@
 * ``allocatableMemory.available`` = kubepods limit - kubepods working set.
 * nodefs / imagefs / containerfs = ``statvfs`` of the kubelet root dir and the
   runtime's image dir (:mod:`pynuma.pressure.fsstats`: bytes available to unprivileged
-  users; inodes free); a different device means a dedicated image fs.
+  users; inodes free); a different device means a dedicated image fs.  On a
+  dump whose folders sit on this host's disk they are unknown
+  (:attr:`HostReading.fs_unknown` says why) unless given (``fs_given``).
 * ``pid.available`` = min(pid_max, threads-max) - tasks (4th field of ``/proc/loadavg``).
 
 All ``/proc`` and ``/sys`` reads go through :class:`~pynuma.fsroot.FsRoot`.
@@ -21,10 +23,13 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..fsroot import FsRoot
 from ..policy.eviction.observations import Observation, make_signal_observations
+
+if TYPE_CHECKING:
+    from .fsstats import FsStats
 
 MEMINFO = "/proc/meminfo"
 PID_MAX = "/proc/sys/kernel/pid_max"
@@ -77,6 +82,7 @@ class HostReading:
     warnings: Tuple[str, ...] = ()
     dedicated_image_fs: bool = False
     pods: list = field(default_factory=list)  # pynuma.cgroups PodCgroupStats when walked
+    fs_unknown: Optional[str] = None  # why nodefs/imagefs figures are missing, when they are
 
 
 def _memory_part(fs: FsRoot, meminfo: Dict[str, int], warnings: List[str], now: float) -> Tuple[dict, dict]:
@@ -128,8 +134,13 @@ def _memory_part(fs: FsRoot, meminfo: Dict[str, int], warnings: List[str], now: 
 
 
 def read_host(fs: FsRoot, kubelet_root: str = KUBELET_ROOT, image_dir: Optional[str] = None,
-              container_dir: Optional[str] = None, now: Optional[float] = None, walk: bool = False) -> HostReading:
-    """Read every eviction signal of the machine behind ``fs``; missing pieces become warnings."""
+              container_dir: Optional[str] = None, now: Optional[float] = None, walk: bool = False,
+              fs_given: Optional[Dict[str, "FsStats"]] = None) -> HostReading:
+    """Read every eviction signal of the machine behind ``fs``; missing pieces become warnings.
+
+    ``fs_given``: filesystem figures to use instead of measuring them
+    (:func:`pynuma.pressure.fsstats.load_fs_stats`), e.g. for a dump.
+    """
     now = time.time() if now is None else now
     warnings: List[str] = []
     meminfo_text = fs.read_optional(MEMINFO)
@@ -143,13 +154,20 @@ def read_host(fs: FsRoot, kubelet_root: str = KUBELET_ROOT, image_dir: Optional[
             warnings.append(f"{fs.host_path(MEMINFO)}: {err}")
     node, explain = _memory_part(fs, meminfo, warnings, now)
 
-    from .fsstats import node_fs_stats
+    from .fsstats import FiguresUnknown, node_fs_stats
 
     stats = {}
-    try:
-        stats = node_fs_stats(fs, kubelet_root, image_dir, container_dir)
-    except Exception as err:  # statvfs refused: tolerate, report
-        warnings.append(f"filesystems: {err}")
+    fs_unknown = None
+    if fs_given is not None:
+        stats = dict(fs_given)
+    else:
+        try:
+            stats = node_fs_stats(fs, kubelet_root, image_dir, container_dir)
+        except FiguresUnknown as err:
+            fs_unknown = str(err)
+            warnings.append(f"nodefs and imagefs figures unknown: {err}")
+        except Exception as err:  # statvfs refused: tolerate, report
+            warnings.append(f"filesystems: {err}")
     nodefs, imagefs = stats.get("nodefs"), stats.get("imagefs")
     containerfs = stats.get("containerfs", imagefs)
     if nodefs is not None:
@@ -163,7 +181,15 @@ def read_host(fs: FsRoot, kubelet_root: str = KUBELET_ROOT, image_dir: Optional[
         node["runtime"] = runtime
     explain["filesystems"] = {name: (f.measured_at if f else None) for name, f in
                               (("nodefs", nodefs), ("imagefs", imagefs), ("containerfs", containerfs))}
-    dedicated = bool(nodefs and imagefs and _device(fs, nodefs.measured_at) != _device(fs, imagefs.measured_at))
+    if fs_unknown is not None:
+        explain["filesystems"]["unknown"] = fs_unknown
+    if fs_given is not None:
+        # given figures carry no device: the same figures are taken to be the same filesystem
+        dedicated = bool(nodefs and imagefs and imagefs is not nodefs and
+                         (imagefs.capacity_bytes, imagefs.inodes) != (nodefs.capacity_bytes, nodefs.inodes))
+    else:
+        dedicated = bool(nodefs and imagefs and
+                         _device(fs, nodefs.measured_at) != _device(fs, imagefs.measured_at))
 
     limits = [v for v in (fs.parse(PID_MAX, lambda t: int(t.strip())), fs.parse(THREADS_MAX, lambda t: int(t.strip())))
               if v is not None]
@@ -183,4 +209,5 @@ def read_host(fs: FsRoot, kubelet_root: str = KUBELET_ROOT, image_dir: Optional[
             pods = walk_pods(fs)
         except Exception as err:
             warnings.append(f"pod cgroups: {err}")
-    return HostReading(summary, make_signal_observations(summary), explain, tuple(warnings), dedicated, pods)
+    return HostReading(summary, make_signal_observations(summary), explain, tuple(warnings), dedicated, pods,
+                       fs_unknown)

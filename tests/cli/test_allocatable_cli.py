@@ -53,7 +53,7 @@ def test_table_output(root, capsys):
     (["--kube-reserved", "gpu=1"], 'cannot reserve "gpu" resource'),
     (["--kube-reserved", "cpu=100"], "invalid Node Allocatable configuration"),
     (["--system-reserved", "memory"], "--system-reserved"),
-    (["--eviction-hard", "bogus<1"], "unsupported eviction signal bogus"),
+    (["--eviction-hard", "bogus<1"], "--eviction-hard bogus<1: unknown signal 'bogus'"),
 ])
 def test_bad_input(root, argv, needle, capsys):
     rc = main(["allocatable", "--root", root, *argv])
@@ -77,3 +77,27 @@ def test_kubelet_config_reservations_and_flag_override(root, tmp_path, capsys):
     assert rc == 0
     assert out["allocatable"]["cpu"] == "7500m"  # the flag overrides kubeReserved
     assert out["allocatable"]["memory"] == "13Gi"  # 16Gi - 1Gi system - 1Gi eviction - 1Gi hugepages
+
+
+def test_a_dump_has_no_ephemeral_storage_of_this_host(root, capsys):
+    rc = main(["allocatable", "--root", root, "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and "ephemeral-storage" not in out["capacity"]
+    assert "this host" in out["unknown"]["ephemeral-storage"]
+    assert main(["allocatable", "--root", root]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("ephemeral-storage"))
+    assert "unknown" in line and "--fs-stats FILE" in line
+
+
+def test_fs_stats_file_gives_a_dump_its_ephemeral_storage(root, tmp_path, capsys):
+    summary = tmp_path / "summary.yaml"
+    summary.write_text("node:\n  fs: {availableBytes: 1, capacityBytes: %d}\n" % (100 * GI))
+    rc = main(["allocatable", "--root", root, "--fs-stats", str(summary), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["capacity"]["ephemeral-storage"] == "100Gi" and out["unknown"] == {}
+
+
+def test_capacity_flag_fills_in_what_is_unknown(root, capsys):
+    rc = main(["allocatable", "--root", root, "--capacity", "ephemeral-storage=10Gi", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0 and out["capacity"]["ephemeral-storage"] == "10Gi" and out["unknown"] == {}

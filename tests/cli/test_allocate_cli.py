@@ -72,7 +72,8 @@ def test_group_size_runs_the_distributed_algorithm(dual):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--count", "-2"], "negative"),
+    (["--count", "-2"], "at least 1 CPU, got -2"),
+    (["--count", "0"], "--count: expected at least 1 CPU, got 0"),
     (["--count", "13"], "only 12"),
     (["--count", "two"], "whole number"),
     (["--count", "1", "--option", "made-up"], "unknown CPU Manager Policy option"),

@@ -48,3 +48,15 @@ def test_no_mounts_is_one_clear_line(tmp_path):
 def test_bad_root_is_reported(tmp_path):
     r = run("--root", str(tmp_path / "missing"))
     assert r.returncode != 0 and "Traceback" not in r.stderr
+
+
+def test_table_shows_full_container_ids_and_names_the_cpu_seconds_column(tmp_path):
+    build_tree(str(tmp_path), pods=make_pods(2), extra_files=False)
+    ids = [c["id"] for p in json.loads(run("--root", str(tmp_path), "--json").stdout)["pods"] for c in p["containers"]]
+    assert len(ids) == 4 and all(len(i) > 24 for i in ids)
+    r = run("--root", str(tmp_path))
+    assert r.returncode == 0
+    header = next(line for line in r.stdout.splitlines() if line.startswith("POD/CONTAINER"))
+    assert header.split()[-1] == "CPU-SECONDS"
+    for cid in ids:  # ids differing only after 24 characters stay apart
+        assert sum(line.split()[0].endswith(":" + cid) for line in r.stdout.splitlines() if line.strip()) == 1

@@ -30,3 +30,20 @@ def test_unknown_command_is_one_line_exit_2():
 def test_version(capsys):
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.startswith("pynuma ")
+
+
+def test_errors_after_parsing_name_the_full_subcommand(tmp_path, capsys):
+    """A subcommand's error says which one failed, in-process and one command after another."""
+    missing = str(tmp_path / "missing")
+    cases = [(["allocate", "cpus", "--count", "0", "--topology", missing], "pynuma allocate cpus: error: "),
+             (["state", "show", missing], "pynuma state show: error: "),
+             (["state", "check", missing], "pynuma state check: error: "),
+             (["hugepages", "set", "2Mi=x", "--dry-run"], "pynuma hugepages set: error: "),
+             (["topology", "--root", missing], "pynuma topology: error: "),
+             (["eviction", "--count", "0"], "pynuma eviction: error: ")]
+    for argv, prefix in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith(prefix) and err.count("\n") == 1, (argv, err)
+    assert main(["hints", "merge", "--policy", "x", "--hints", missing]) == 2
+    assert capsys.readouterr().err.startswith("pynuma hints merge: error: ")

@@ -39,23 +39,30 @@ def H(nodes, pref):
 def test_restricted_rejects_unaligned_and_says_so(tmp_path, topo):
     hints = _hints(tmp_path, [{"cpu": [H([0], True), H([0, 1], False)]}, {"gpu": None},
                               {"memory": [H([1], True), H([0, 1], False)]}])
-    out = run("merge", "--policy", "restricted", "--hints", hints, "--topology", topo)
-    assert out.returncode == 0, out.stderr
+    out = run("merge", "--policy", "restricted", "--hints", hints, "--topology", topo, "--json")
+    assert out.returncode == 1, out.stderr  # the README: 1 when the kubelet rules say no
     assert json.loads(out.stdout) == {"hint": H([0], False), "admit": False}
+    text = run("merge", "--policy", "restricted", "--hints", hints, "--topology", topo)
+    assert text.returncode == 1 and text.stdout.splitlines() == [
+        "hint: NUMA node 0 (not preferred)",
+        "rejected by the restricted policy: TopologyAffinityError (Resources cannot be allocated with Topology locality)"]
 
 
 def test_aligned_hints_are_admitted(tmp_path, topo):
     hints = _hints(tmp_path, [{"cpu": [H([1], True), H([0, 1], False)]}, {"memory": [H([1], True)]}])
-    out = run("merge", "--policy", "single-numa-node", "--hints", hints, "--topology", topo)
-    assert json.loads(out.stdout) == {"hint": H([1], True), "admit": True}
+    out = run("merge", "--policy", "single-numa-node", "--hints", hints, "--topology", topo, "--json")
+    assert out.returncode == 0 and json.loads(out.stdout) == {"hint": H([1], True), "admit": True}
+    text = run("merge", "--policy", "single-numa-node", "--hints", hints, "--topology", topo)
+    assert text.returncode == 0 and text.stdout.splitlines() == [
+        "hint: NUMA node 1 (preferred)", "admitted by the single-numa-node policy"]
 
 
 def test_prefer_closest_uses_the_topology_distances(tmp_path, topo):
     # Two-node preferred candidates {0,2} and {2,3}: narrowest picks {0,2}, closest picks {2,3}.
     hints = _hints(tmp_path, [{"cpu": [H([0, 2], True), H([2, 3], True)]}])
-    plain = run("merge", "--policy", "best-effort", "--hints", hints, "--topology", topo)
+    plain = run("merge", "--policy", "best-effort", "--hints", hints, "--topology", topo, "--json")
     close = run("merge", "--policy", "best-effort", "--option", "prefer-closest-numa-nodes=true",
-                "--hints", hints, "--topology", topo)
+                "--hints", hints, "--topology", topo, "--json")
     assert json.loads(plain.stdout)["hint"] == H([0, 2], True)
     assert json.loads(close.stdout)["hint"] == H([2, 3], True)
 
@@ -65,7 +72,7 @@ def test_topologies_json_minimal_form_is_accepted(tmp_path):
     path.write_text(json.dumps({"declared": {"num_cpus": 4, "num_cores": 4, "num_sockets": 2, "num_numa_nodes": 2},
                                 "cpus": _cpus(2), "distances": None}))
     hints = _hints(tmp_path, [{}, {"x": []}])
-    out = run("merge", "--policy", "best-effort", "--hints", hints, "--topology", str(path))
+    out = run("merge", "--policy", "best-effort", "--hints", hints, "--topology", str(path), "--json")
     assert json.loads(out.stdout) == {"hint": H([0, 1], False), "admit": True}
 
 
@@ -98,5 +105,16 @@ def test_more_nodes_than_allowed_needs_the_option(tmp_path):
     refused = run("merge", "--policy", "restricted", "--hints", hints, "--topology", str(path))
     assert refused.returncode == 2 and "more than 8 NUMA Nodes" in refused.stderr
     ok = run("merge", "--policy", "restricted", "--option", "max-allowable-numa-nodes=16", "--hints", hints,
-             "--topology", str(path))
+             "--topology", str(path), "--json")
     assert json.loads(ok.stdout) == {"hint": H([9], True), "admit": True}
+
+
+@pytest.mark.parametrize("providers, where, missing", [
+    ([{"cpu": [H([0], True), H([0, 4], False)]}], "provider[0].cpu[1].numa", "4"),
+    ([{"gpu": None}, {"memory": [H([7, 9], True)]}], "provider[1].memory[0].numa", "7,9"),
+])
+def test_hints_naming_a_node_the_topology_lacks_are_bad_input(tmp_path, topo, providers, where, missing):
+    hints = _hints(tmp_path, providers)
+    out = run("merge", "--policy", "best-effort", "--hints", hints, "--topology", topo)
+    assert out.returncode == 2 and out.stdout == "" and out.stderr.count("\n") == 1
+    assert f"{hints}: {where}: NUMA node(s) {missing} not in the topology (nodes 0,1,2,3)" in out.stderr

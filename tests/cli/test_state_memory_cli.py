@@ -41,7 +41,7 @@ def test_show(files):
     r = run("show", str(state))
     assert r.returncode == 0, r.stderr
     assert "policy:   Static" in r.stdout
-    assert ["u1", "c", "hugepages-2Mi", "0", "64Mi"] in [line.split() for line in r.stdout.splitlines()]
+    assert ["u1", "c", "hugepages-2Mi", "0", "64", "MiB"] in [line.split() for line in r.stdout.splitlines()]
     d = json.loads(run("show", str(state), "--json").stdout)
     assert d["entries"]["u1"]["c"][0]["numaAffinity"] == [0]
 

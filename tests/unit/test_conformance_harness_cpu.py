@@ -142,6 +142,8 @@ PAIRS = [[10, 11, 30, 30], [11, 10, 30, 30], [30, 30, 10, 11], [30, 30, 11, 10]]
     ([0, 3], [1, 2], D4, "candidate"),        # same count and distance: the numerically smaller mask
     ([0, 1], [0, 1, 2], D4, "current"),       # different counts: the narrower
     ([1, 2], [2, 3], PAIRS, "candidate"),     # same count: the smaller average distance
+    ([0], [0, 1], None, "current"),           # no matrix (as upstream's width cases): the narrower
+    ([0, 2, 3], [1], None, "candidate"),
 ])
 def test_closest_variants(current, candidate, distances, expect):
     from tests.conformance import test_numa_info

@@ -135,3 +135,38 @@ def test_from_discovered_topology_skips_offline_and_falls_back_to_socket():
     assert t.cpus() == CPUSet([0, 1]) and t.details[0].uncore == 0 and t.details[1].uncore == 3
     assert t.machine_numa_nodes == (0, 1, 2) and t.distance(2, 0) == 30
     assert (t.num_sockets, t.num_numa_nodes, t.num_cores) == (2, 2, 2)
+
+
+def _saved_document(packages):
+    """A ``topology --save`` document of one 2-CPU node whose CPUs report ``packages``."""
+    from pynuma.model import CPU, NumaNode, Topology
+
+    cpus = tuple(CPU(i, True, pkg, None, None, None, 0, 0, CPUSet([0, 1]), None) for i, pkg in enumerate(packages))
+    node = NumaNode(0, CPUSet([0, 1]), 1 << 30, 0, {}, True, True)
+    online = CPUSet([0, 1])
+    topo = Topology("ppc64", online, online, online, CPUSet(), CPUSet(), cpus, (), 1, (), (node,), None)
+    return topo, topo.to_dict()
+
+
+@pytest.mark.parametrize("packages", [(-1, -1), (None, None), (0, -1)], ids=["minus-one", "none", "mixed"])
+def test_saved_document_with_unknown_package_loads_as_discovery_reads_it(packages):
+    topo, doc = _saved_document(packages)
+    loaded = load_cpu_topology_data(json.loads(json.dumps(doc)))
+    assert loaded.to_dict() == CPUTopology.from_topology(topo).to_dict()
+    assert {i.socket for i in loaded.details.values()} == {-1 if p is None else p for p in packages}
+    # and the minimal form that CPUTopology writes loads back unchanged
+    assert load_cpu_topology_data(loaded.to_dict()).to_dict() == loaded.to_dict()
+
+
+def test_minimal_form_takes_minus_one_as_unknown_package_only():
+    doc = {"cpus": [{"id": 0, "package": -1, "node": 0, "core": 0}]}
+    assert load_cpu_topology_data(doc).details[0].socket == -1
+    with pytest.raises(ValueError, match=r"cpus\[0\].package: expected a non-negative integer or -1"):
+        load_cpu_topology_data({"cpus": [{"id": 0, "package": -2, "node": 0, "core": 0}]})
+
+
+def test_saved_document_with_bad_content_names_the_key():
+    _, doc = _saved_document((0, 0))
+    del doc["cpus"][1]["core"]
+    with pytest.raises(ValueError, match="core"):
+        load_cpu_topology_data(doc)

@@ -44,21 +44,35 @@ def test_memory_available_is_memtotal_minus_root_working_set(tmp_path, mode):
         assert alloc.available == kp.limit - kws
 
 
-def test_a_dump_without_cgroups_still_gives_filesystem_signals(tmp_path):
+def test_a_dump_has_no_filesystem_signals_of_this_host(tmp_path):
+    """A dump's folders sit on this host's disk: nodefs/imagefs are unknown and the reading says why."""
     (tmp_path / "proc").mkdir()
     (tmp_path / "proc/meminfo").write_text("MemTotal: 1024 kB\nMemAvailable: 512 kB\n")
     h = read_host(FsRoot(str(tmp_path)))
     assert "memory.available" not in h.observations
     assert any("memory.available" in w for w in h.warnings)
-    assert h.observations["nodefs.available"].capacity > 0  # statvfs of the nearest existing dir
+    assert not any(s.startswith(("nodefs", "imagefs", "containerfs")) for s in h.observations)
+    assert "this host" in h.fs_unknown and any(h.fs_unknown in w for w in h.warnings)
+    assert h.explain["filesystems"]["unknown"] == h.fs_unknown
     assert h.explain["meminfo"]["MemAvailable"] == 512 * 1024
 
 
-def test_filesystems_measured_at_the_nearest_existing_dir(tmp_path):
-    h = read_host(FsRoot(str(tmp_path)), kubelet_root="/var/lib/kubelet")
-    assert h.explain["filesystems"]["nodefs"] == "/" and h.dedicated_image_fs is False
-    fsobs = h.observations["nodefs.available"]
-    assert 0 <= fsobs.available <= fsobs.capacity
+def _given(node_cap, image_cap):
+    from pynuma.pressure.fsstats import fs_stats_from_summary
+
+    node = {"fs": {"availableBytes": 10, "capacityBytes": node_cap, "inodesFree": 1, "inodes": 9}}
+    if image_cap is not None:
+        node["runtime"] = {"imageFs": {"availableBytes": 5, "capacityBytes": image_cap, "inodesFree": 1, "inodes": 9}}
+    return fs_stats_from_summary({"node": node}, "given.json")
+
+
+@pytest.mark.parametrize("image_cap, dedicated", [(None, False), (100, False), (300, True)])
+def test_given_filesystem_figures_stand_in_for_a_dumps(tmp_path, image_cap, dedicated):
+    h = read_host(FsRoot(str(tmp_path)), now=3.0, fs_given=_given(100, image_cap))
+    assert h.fs_unknown is None
+    assert (h.observations["nodefs.available"].available, h.observations["nodefs.available"].capacity) == (10, 100)
+    assert h.observations["imagefs.available"].capacity == (image_cap or 100)
+    assert h.observations["nodefs.inodesFree"].capacity == 9 and h.dedicated_image_fs is dedicated
 
 
 def test_parsers():

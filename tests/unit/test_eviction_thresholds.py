@@ -149,3 +149,24 @@ def test_threshold_dict_round_trip():
     t = Threshold("nodefs.available", ThresholdValue(percentage=parse_percentage("10%")), 30.0,
                   ThresholdValue(Quantity.parse("1Gi")))
     assert Threshold.from_dict(t.to_dict()) == t
+
+
+@pytest.mark.parametrize("hard, soft, grace, reclaim, setting, signal, value", [
+    ({"memory.available": "lots"}, None, None, None, "evictionHard", "memory.available", "lots"),
+    (None, {"nodefs.available": "1x%"}, {"nodefs.available": "1m"}, None, "evictionSoft", "nodefs.available", "1x%"),
+    (None, {"memory.available": "1Gi"}, {"memory.available": "x"}, None, "evictionSoftGracePeriod",
+     "memory.available", "x"),
+    (None, None, None, {"pid.avail": "5"}, "evictionMinimumReclaim", "pid.avail", "5"),
+])
+def test_threshold_errors_keep_the_kubelet_text_and_say_which_setting(hard, soft, grace, reclaim, setting, signal,
+                                                                       value):
+    from pynuma.policy.eviction.thresholds import QUANTITY_FORMAT_ERROR, ThresholdError
+
+    with pytest.raises(ThresholdError) as err:
+        parse_threshold_config([], hard, soft, grace, reclaim)
+    e = err.value
+    assert (e.setting, e.signal, e.value) == (setting, signal, value)
+    assert not str(e).startswith("--")  # the kubelet's own wording, as its tests compare it
+    line = e.describe()
+    assert value in line and signal in line and QUANTITY_FORMAT_ERROR not in line
+    assert e.describe("k.yaml").startswith(f"k.yaml: {setting}[{signal}]: ")

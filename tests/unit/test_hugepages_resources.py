@@ -62,3 +62,17 @@ def test_names_and_values_are_checked_too():
     assert ("requests[example.com/gpu]", "must be an integer") in _details({"example.com/gpu": "500m"},
                                                                           {"example.com/gpu": "500m"})
     assert ("limits[memory]", "must be greater than or equal to 0") in _details({}, {"memory": "-1"})
+
+
+def test_errors_about_one_entry_show_its_full_path_and_keep_the_api_servers_field():
+    from pynuma.hugepages.resources import validate_container_resources
+
+    (err,) = validate_container_resources({"memory": "1Gi", "hugepages-2Mi": "2Mi"},
+                                           {"memory": "1Gi", "hugepages-2Mi": "4Mi"})
+    assert err.field == "requests"  # what the API server's field.Invalid(reqPath, ...) carries
+    assert err.path == "resources.requests[hugepages-2Mi]"
+    assert str(err) == ('resources.requests[hugepages-2Mi]: Invalid value: "2Mi": '
+                        "must be equal to hugepages-2Mi limit of 4Mi")
+    (err,) = validate_container_resources({"cpu": "1", "example.com/gpu": "1"}, {"cpu": "1"})
+    assert (err.field, err.path) == ("limits", "resources.limits[example.com/gpu]")
+    assert str(err).startswith("resources.limits[example.com/gpu]: Required value: ")

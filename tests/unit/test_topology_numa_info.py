@@ -32,7 +32,23 @@ def test_without_distances():
     assert not info.has_distances and info.matrix() is None
     with pytest.raises(ValueError):
         info.average_distance(NUMAMask([0]))
-    assert info.average_distance(NUMAMask()) == 0
+    assert info.average_distance(NUMAMask()) == 0 and info.distance_sum(NUMAMask()) == 0
+
+
+@pytest.mark.parametrize("a, b, want", [
+    ([0], [0, 1], [0]), ([0, 1], [1], [1]), ([0, 1, 2], [3], [3]), ([1], [1], [1]),
+])
+def test_without_distances_answers_what_needs_none(a, b, want):
+    """Different widths (or the same mask) need no distances: the narrower one, as Closest says."""
+    info = NUMAInfo.from_matrix([0, 1, 2, 3], None)
+    assert info.closest(NUMAMask(a), NUMAMask(b)) == NUMAMask(want)
+    assert info.closest(NUMAMask(b), NUMAMask(a)) == NUMAMask(want)
+
+
+def test_without_distances_same_width_masks_say_distances_are_unknown():
+    info = NUMAInfo.from_matrix([0, 1, 2, 3], None)
+    with pytest.raises(ValueError, match="distances are not known"):
+        info.closest(NUMAMask([0, 1]), NUMAMask([2, 3]))
 
 
 def test_full_matrix_indexed_by_node_id():

@@ -61,6 +61,23 @@ class CPUInfo:
         return (self.id, self.socket, self.node, self.core, self.uncore)
 
 
+UNKNOWN_PACKAGE = -1  # what sysfs itself writes in physical_package_id when the platform does not say
+
+
+def cpu_info(cpu: int, package: Optional[int], node: Optional[int], core: int,
+             uncore: Optional[int]) -> CPUInfo:
+    """A discovered CPU as the CPU Manager sees it; ``None`` stands for "not reported".
+
+    The one place the fallbacks live, so a discovered machine and the same
+    machine loaded from its saved JSON give the same topology: an unknown
+    package is sysfs's own ``-1`` (POWER, s390 and PS3 report no socket), a
+    CPU in no NUMA node belongs to node 0 (cAdvisor's single fake node), and
+    an unknown uncore cache falls back to the package, as cAdvisor does.
+    """
+    sock = UNKNOWN_PACKAGE if package is None else package
+    return CPUInfo(cpu, sock, 0 if node is None else node, core, sock if uncore is None else uncore)
+
+
 def _group(details: Mapping[int, CPUInfo], attr: str) -> Dict[int, int]:
     out: Dict[int, int] = {}
     for cpu, info in details.items():
@@ -150,9 +167,7 @@ class CPUTopology:
         for c in topo.cpus:
             if not getattr(c, "online", True):
                 continue
-            unc = c.uncore_cache if c.uncore_cache is not None else c.package
-            node = c.node if c.node is not None else 0
-            details[c.id] = CPUInfo(c.id, c.package, node, c.core, unc)
+            details[c.id] = cpu_info(c.id, c.package, c.node, c.core, c.uncore_cache)
         nodes = [n.id for n in getattr(topo, "numa_nodes", ())]
         dist = getattr(topo, "distances", None)
         matrix = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional
 
+from ...errors import InputError
 from .signals import (
     ALLOCATABLE_MEMORY_AVAILABLE, CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, IMAGEFS_AVAILABLE,
     IMAGEFS_INODES_FREE, MEMORY_AVAILABLE, NODEFS_AVAILABLE, NODEFS_INODES_FREE, PID_AVAILABLE,
@@ -50,8 +51,13 @@ def _get(d: Optional[Mapping], *names: str) -> Any:
 
 
 def _int(v: Any) -> Optional[int]:
+    """An integer field of a stats summary (uint64 in the kubelet's API); ``InputError`` naming a bad one."""
     if v is None:
         return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v in (float("inf"), float("-inf")):
+        raise InputError(f"stats summary: {str(v)[:40]!r} is not a number of bytes or items")
+    if not 0 <= v < 1 << 64:
+        raise InputError(f"stats summary: {str(v)[:40]} is outside the uint64 range the kubelet reports")
     return int(v)
 
 

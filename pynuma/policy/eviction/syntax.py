@@ -42,11 +42,24 @@ def parse_percentage(text: str) -> float:
 _DURATION_UNITS = {"ns": Fraction(1, 10 ** 9), "us": Fraction(1, 10 ** 6), "µs": Fraction(1, 10 ** 6),
                    "μs": Fraction(1, 10 ** 6), "ms": Fraction(1, 1000), "s": Fraction(1), "m": Fraction(60),
                    "h": Fraction(3600)}
-_DURATION_PART = re.compile(r"(\d*\.?\d*)(ns|us|µs|μs|ms|s|m|h)?")
+_DURATION_PART = re.compile(r"(\d*)(\.\d*)?(ns|us|µs|μs|ms|s|m|h)?")
+#: Go's time.Duration is an int64 count of nanoseconds: ParseDuration refuses anything longer
+_MAX_DURATION_NS = (1 << 63) - 1
+# Fraction digits past this many change nothing a float can hold (Go drops them once its int64 overflows)
+_FRACTION_DIGITS = 30
+
+
+def _quoted(text: str) -> str:
+    """``"text"`` as Go quotes it in its error, cut when long (an error stays one short line)."""
+    return f'"{text}"' if len(text) <= 48 else f'"{text[:40]}..." ({len(text)} characters)'
 
 
 def parse_duration(text: str) -> float:
-    """Seconds in a Go duration string (``"1m30s"``, ``"300ms"``, ``"0"``); ``InputError`` otherwise."""
+    """Seconds in a Go duration string (``"1m30s"``, ``"300ms"``, ``"0"``); ``InputError`` otherwise.
+
+    As ``time.ParseDuration``: the whole duration must fit an int64 of
+    nanoseconds (about 292 years).  Time is linear in the text's length.
+    """
     s = text
     sign = 1
     if s and s[0] in "+-":
@@ -55,17 +68,23 @@ def parse_duration(text: str) -> float:
     if s == "0":
         return 0.0
     if not s:
-        raise InputError(f'time: invalid duration "{text}"')
+        raise InputError(f"time: invalid duration {_quoted(text)}")
     total = Fraction(0)
     pos = 0
     while pos < len(s):
         m = _DURATION_PART.match(s, pos)
-        number, unit = m.group(1), m.group(2)
-        if not number or number == ".":
-            raise InputError(f'time: invalid duration "{text}"')
+        whole, frac, unit = m.group(1), m.group(2) or "", m.group(3)
+        if not whole and len(frac) <= 1:
+            raise InputError(f"time: invalid duration {_quoted(text)}")
         if unit is None:
-            raise InputError(f'time: missing unit in duration "{text}"')
-        total += Fraction(number) * _DURATION_UNITS[unit]
+            raise InputError(f"time: missing unit in duration {_quoted(text)}")
+        whole = whole.lstrip("0")
+        if len(whole) > 19:  # >= 10**19 of any unit overflows int64 nanoseconds
+            raise InputError(f"time: invalid duration {_quoted(text)}")
+        frac = frac[1:_FRACTION_DIGITS + 1]
+        total += (int(whole or "0") + (Fraction(int(frac), 10 ** len(frac)) if frac else 0)) * _DURATION_UNITS[unit]
+        if total * 10 ** 9 > _MAX_DURATION_NS:
+            raise InputError(f"time: invalid duration {_quoted(text)}")
         pos = m.end()
     return float(sign * total)
 

@@ -117,6 +117,70 @@ QUANTITY_FORMAT_ERROR = ("quantities must match the regular expression "
                          "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
 
 
+# KubeletConfiguration key -> kubelet flag of each eviction setting
+SETTING_FLAGS: Dict[str, str] = {
+    "evictionHard": "--eviction-hard", "evictionSoft": "--eviction-soft",
+    "evictionSoftGracePeriod": "--eviction-soft-grace-period", "evictionMinimumReclaim": "--eviction-minimum-reclaim",
+}
+_SETTING_SEP = {"evictionHard": "<", "evictionSoft": "<", "evictionSoftGracePeriod": "=",
+                "evictionMinimumReclaim": "="}
+
+
+class ThresholdError(InputError):
+    """An eviction setting the kubelet rejects.
+
+    ``str()`` is the kubelet's own message (what its tests compare); the
+    attributes say where it came from, so a command can name the flag or
+    configuration key and the offending value (:meth:`describe`).
+    """
+
+    def __init__(self, message: str, setting: str, signal: str, value: Optional[str]) -> None:
+        super().__init__(message)
+        self.setting, self.signal, self.value = setting, signal, value
+
+    def describe(self, source: Optional[str] = None) -> str:
+        """One line naming the setting and value: ``--eviction-hard memory.available<abc: ...``.
+
+        ``source``: the file the setting came from (then the configuration key
+        is named, ``kubelet.yaml: evictionHard[memory.available]: ...``);
+        ``None``: the kubelet flag.
+        """
+        kubelet = str(self)
+        value = self.value
+        if value is None and self.setting == "evictionSoftGracePeriod":
+            if source is not None:
+                return f"{source}: evictionSoft[{self.signal}]: no grace period (evictionSoftGracePeriod) for it"
+            return (f"--eviction-soft {self.signal}: no grace period for it "
+                    f"(add --eviction-soft-grace-period {self.signal}=DURATION)")
+        if kubelet == QUANTITY_FORMAT_ERROR:
+            detail = f"{value!r} is neither a quantity nor a percentage (e.g. 100Mi, 1.5Gi, 10%)"
+        elif kubelet.startswith("strconv.ParseFloat"):
+            detail = f"{value!r} is not a percentage (e.g. 10%)"
+        elif kubelet.startswith("time: "):
+            detail = f"{value!r} is not a duration (e.g. 30s, 1m30s, 2h)"
+        elif kubelet.startswith("unsupported eviction signal"):
+            from .signals import SIGNALS
+
+            detail = f"unknown signal {self.signal!r} (one of: {', '.join(SIGNALS)})"
+        else:
+            detail = kubelet
+        if source is not None:
+            return f"{source}: {self.setting}[{self.signal}]: {detail}"
+        shown = self.signal if value is None else f"{self.signal}{_SETTING_SEP[self.setting]}{value}"
+        return f"{SETTING_FLAGS[self.setting]} {shown}: {detail}"
+
+
+def _statements(setting: str, statements: Optional[Mapping[str, str]], parse_one):
+    """``parse_one(signal, value)`` over a map, each failure a :class:`ThresholdError` naming its statement."""
+    for signal, value in (statements or {}).items():
+        try:
+            yield signal, parse_one(signal, value)
+        except ThresholdError:
+            raise
+        except InputError as err:
+            raise ThresholdError(str(err), setting, signal, value) from None
+
+
 def _parse_quantity(text: str) -> Quantity:
     try:
         return Quantity.parse(text)
@@ -143,43 +207,41 @@ def parse_threshold_statement(signal: str, value: str) -> Optional[Threshold]:
     return Threshold(signal, ThresholdValue(quantity=q))
 
 
-def parse_threshold_statements(statements: Optional[Mapping[str, str]]) -> List[Threshold]:
-    out: List[Threshold] = []
-    for signal, value in (statements or {}).items():
-        t = parse_threshold_statement(signal, value)
-        if t is not None:
-            out.append(t)
-    return out
+def parse_threshold_statements(statements: Optional[Mapping[str, str]],
+                               setting: str = "evictionHard") -> List[Threshold]:
+    """Thresholds of one ``evictionHard``/``evictionSoft`` map; :class:`ThresholdError` naming the bad one."""
+    return [t for _, t in _statements(setting, statements, parse_threshold_statement) if t is not None]
+
+
+def _grace_period(signal: str, value: str) -> float:
+    if not valid_signal(signal):
+        raise InputError(f"unsupported eviction signal {signal}")
+    period = parse_duration(value)
+    if period < 0:
+        raise InputError(f"invalid eviction grace period specified: {value}, must be a positive value")
+    return period
 
 
 def parse_grace_periods(statements: Optional[Mapping[str, str]]) -> Dict[str, float]:
-    out: Dict[str, float] = {}
-    for signal, value in (statements or {}).items():
-        if not valid_signal(signal):
-            raise InputError(f"unsupported eviction signal {signal}")
-        period = parse_duration(value)
-        if period < 0:
-            raise InputError(f"invalid eviction grace period specified: {value}, must be a positive value")
-        out[signal] = period
-    return out
+    return dict(_statements("evictionSoftGracePeriod", statements, _grace_period))
+
+
+def _minimum_reclaim(signal: str, value: str) -> ThresholdValue:
+    if not valid_signal(signal):
+        raise InputError(f"unsupported eviction signal {signal}")
+    if value.endswith("%"):
+        p = parse_percentage(value)
+        if p <= 0:
+            raise InputError(f"eviction percentage minimum reclaim {signal} must be positive: {value}")
+        return ThresholdValue(percentage=p)
+    q = _parse_quantity(value)
+    if q.amount < 0:
+        raise InputError(f"negative eviction minimum reclaim specified for {signal}")
+    return ThresholdValue(quantity=q)
 
 
 def parse_minimum_reclaims(statements: Optional[Mapping[str, str]]) -> Dict[str, ThresholdValue]:
-    out: Dict[str, ThresholdValue] = {}
-    for signal, value in (statements or {}).items():
-        if not valid_signal(signal):
-            raise InputError(f"unsupported eviction signal {signal}")
-        if value.endswith("%"):
-            p = parse_percentage(value)
-            if p <= 0:
-                raise InputError(f"eviction percentage minimum reclaim {signal} must be positive: {value}")
-            out[signal] = ThresholdValue(percentage=p)
-            continue
-        q = _parse_quantity(value)
-        if q.amount < 0:
-            raise InputError(f"negative eviction minimum reclaim specified for {signal}")
-        out[signal] = ThresholdValue(quantity=q)
-    return out
+    return dict(_statements("evictionMinimumReclaim", statements, _minimum_reclaim))
 
 
 def parse_threshold_config(
@@ -198,13 +260,14 @@ def parse_threshold_config(
     """
     if hard is None:
         hard = defaults
-    results = parse_threshold_statements(hard)
-    softs = parse_threshold_statements(soft)
+    results = parse_threshold_statements(hard, "evictionHard")
+    softs = parse_threshold_statements(soft, "evictionSoft")
     graces = parse_grace_periods(soft_grace_period)
     reclaims = parse_minimum_reclaims(minimum_reclaim)
     for i, t in enumerate(softs):
         if t.signal not in graces:
-            raise InputError(f"grace period must be specified for the soft eviction threshold {t.signal}")
+            raise ThresholdError(f"grace period must be specified for the soft eviction threshold {t.signal}",
+                                 "evictionSoftGracePeriod", t.signal, None)
         softs[i] = replace(t, grace_period=graces[t.signal])
     results += softs
     results = [replace(t, min_reclaim=reclaims[t.signal]) if t.signal in reclaims else t for t in results]

@@ -46,10 +46,15 @@ class NUMAInfo:
         return NUMAMask(self.nodes)
 
     def distance_sum(self, mask: NUMAMask) -> int:
-        """Sum of ``d[i][j]`` over all ordered pairs of the mask's nodes, i = j included."""
+        """Sum of ``d[i][j]`` over all ordered pairs of the mask's nodes, i = j included.
+
+        ``ValueError`` when a distance it needs is unknown (an empty mask needs none).
+        """
+        ids = list(mask)
+        if not ids:
+            return 0
         if self.distances is None:
             raise ValueError("NUMA distances are not known for this machine")
-        ids = list(mask)
         total = 0
         for i in ids:
             row = self.distances.get(i)
@@ -69,9 +74,12 @@ class NUMAInfo:
     def closest(self, a: NUMAMask, b: NUMAMask) -> NUMAMask:
         """The kubelet's ``Closest(a, b)``: narrower by count; same count -> lower average
         distance; same average -> the smaller integer mask (``b`` wins exact ties of distinct masks
-        only when it is smaller)."""
+        only when it is smaller).  Only masks of the same width with different nodes need the
+        distances: without them those raise ``ValueError``, everything else is answered."""
         if a.count() != b.count():
             return narrowest(a, b)
+        if a == b:
+            return a
         # Same count: comparing averages is comparing integer sums (same divisor), and exact.
         da, db = self.distance_sum(a), self.distance_sum(b)
         if da == db:
