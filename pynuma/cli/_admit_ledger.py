@@ -26,12 +26,13 @@ class _Rollback(Exception):
     """Leave the transaction without committing (a pod was rejected, or no --commit)."""
 
 
-def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool]:
-    """``(allocatable, partial)``: --allocatable, else from the topology file (partial), else discovered."""
+def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool, Tuple[str, ...]]:
+    """``(allocatable, partial, unknown)``: --allocatable, else from the topology file (partial), else discovered."""
     if args.allocatable:
-        return L.parse_allocatable(args.allocatable), False
+        return L.parse_allocatable(args.allocatable), False, ()
     if not args.topology:
-        return L.discovered_allocatable(args.root or "/", args.max_pods), False
+        alloc, unknown = L.discovered_allocatable(args.root or "/", args.max_pods)
+        return alloc, False, unknown
     alloc: Dict[str, Any] = {"cpu": len(topo.cpus()), "pods": args.max_pods}
     try:
         from ..inputfile import load_json
@@ -40,17 +41,19 @@ def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool]:
 
         machine = machine_from_topology_json(load_json(args.topology))
     except Exception:  # a CPU-only topology file: memory is simply not known
-        return alloc, True
+        return alloc, True, ()
     huge: Dict[str, int] = {}
     for node in machine:
         for kb, pages in node.hugepages:
             from ..hugepages.resources import resource_name_for_kb
 
             huge[resource_name_for_kb(kb)] = huge.get(resource_name_for_kb(kb), 0) + kb * 1024 * pages
-    memory = sum(n.memory for n in machine) - sum(huge.values()) - (100 << 20)  # default memory.available<100Mi
-    alloc["memory"] = Quantity(max(memory, 0), "BinarySI")
+    total = sum(n.memory for n in machine)
+    if total:  # 0: the saved machine did not say (a dump without meminfo), so memory is not checked
+        memory = total - sum(huge.values()) - (100 << 20)  # default memory.available<100Mi
+        alloc["memory"] = Quantity(max(memory, 0), "BinarySI")
     alloc.update({k: Quantity(v, "BinarySI") for k, v in huge.items()})
-    return alloc, True
+    return alloc, True, ()
 
 
 def fit_report(pod, result) -> Dict[str, Any]:
@@ -68,7 +71,6 @@ def admit_one(pod, node, manager, cpu, memory, devices) -> Tuple[Dict[str, Any],
     if not result.fits:
         return fit_report(pod, result), False
     report = admit_pod(pod, manager, cpu, memory, devices).to_json()
-    report["fit"] = result.to_json()
     return report, report["admit"]
 
 
@@ -152,9 +154,9 @@ def _configure(tx, args, policy, memory, inventory, allocatable) -> None:
     if inventory is not None and not cfg.devices:
         changes["devices"] = [{"resource": d.resource, "id": d.id, "numa": list(d.numa), "healthy": d.healthy}
                               for devs in inventory.devices.values() for d in devs.values()]
-    alloc, partial = allocatable
+    alloc, partial, unknown = allocatable
     if cfg.allocatable is None:
-        changes["partial"] = partial
+        changes.update(partial=partial, unknown=list(unknown))
         tx.configure(alloc, **changes)
     elif changes:
         tx.configure(None, **changes)

@@ -85,9 +85,12 @@ def _init(ledger, args) -> int:
         from ..inputfile import load_items
 
         rules += rules_from_json(list(load_items(args.pci_map)), args.pci_map)
-    alloc = L.parse_allocatable(args.allocatable) if args.allocatable else \
-        L.discovered_allocatable(args.root, args.max_pods)
     changes = {}
+    if args.allocatable:
+        alloc = L.parse_allocatable(args.allocatable)
+    else:
+        alloc, unknown = L.discovered_allocatable(args.root, args.max_pods)
+        changes["unknown"] = list(unknown)
     if rules:
         from ..discover.devices import discover_devices
         from ..fsroot import FsRoot

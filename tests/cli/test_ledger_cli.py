@@ -43,23 +43,44 @@ def test_fit_seed_case_an_empty_1gi_pool_refuses_2gi(tmp_path):
 
 
 def test_fit_validates_hugepages_before_fitting(tmp_path):
+    # a container's own hugepages are refused when the pod file is read, as the API server would
     odd = manifest(tmp_path, "odd", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "3Mi"})
-    doc = json.loads(run("fit", odd, "--allocatable", NODE, "--json").stdout)["pods"][0]
-    assert doc["reason"] == "PodInvalid" and any("not positive integer multiple" in e for e in doc["invalid"])
+    out = run("fit", odd, "--allocatable", NODE, "--json")
+    assert out.returncode == 2 and "not positive integer multiple" in out.stderr
     alone = manifest(tmp_path, "alone", {"hugepages-2Mi": "4Mi"})
-    doc = json.loads(run("fit", alone, "--allocatable", NODE, "--json").stdout)["pods"][0]
-    assert any("require cpu or memory" in e for e in doc["invalid"])
+    out = run("fit", alone, "--allocatable", NODE)
+    assert out.returncode == 2 and "require cpu or memory" in out.stderr
     unequal = manifest(tmp_path, "uneq", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"},
                        requests={"hugepages-2Mi": "2Mi"})
-    doc = json.loads(run("fit", unequal, "--allocatable", NODE, "--json").stdout)["pods"][0]
-    assert any("must be equal to hugepages-2Mi limit" in e for e in doc["invalid"])
+    out = run("fit", unequal, "--allocatable", NODE)
+    assert out.returncode == 2 and "must be equal to hugepages-2Mi limit" in out.stderr
+    # an emptyDir medium of a size no container requests is refused before fit
     medium = manifest(tmp_path, "med", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"},
                       volumes=[{"name": "hp", "emptyDir": {"medium": "HugePages-1Gi"}}])
-    doc = json.loads(run("fit", medium, "--allocatable", NODE, "--json").stdout)["pods"][0]
+    out = run("fit", medium, "--allocatable", NODE, "--json")
+    doc = json.loads(out.stdout)["pods"][0]
+    assert out.returncode == 1 and doc["reason"] == "PodInvalid"
     assert any("medium HugePages-1Gi" in e for e in doc["invalid"])
     good = manifest(tmp_path, "good", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"},
                     volumes=[{"name": "hp", "emptyDir": {"medium": "HugePages-2Mi"}}])
     assert run("fit", good, "--allocatable", NODE).returncode == 0
+
+
+def test_fit_without_a_reading_of_memory_does_not_invent_zero(tmp_path):
+    """A dump without /proc/meminfo: memory is not known, so not checked (and said so)."""
+    from tests.fixtures.sysfs_builder import Machine
+
+    root = tmp_path / "root"
+    Machine(cores_per_node=2).write(root)
+    (root / "proc" / "meminfo").unlink()
+    pod = manifest(tmp_path, "p", {"cpu": "1", "memory": "1Gi"})
+    out = run("fit", pod, "--root", str(root), "--json")
+    doc = json.loads(out.stdout)["pods"][0]
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "memory" in doc["unchecked"] and doc["fits"]
+    big = manifest(tmp_path, "big", {"cpu": "64", "memory": "1Gi"})
+    out = run("fit", big, "--root", str(root), "--json")
+    assert out.returncode == 1 and json.loads(out.stdout)["pods"][0]["reason"] == "OutOfcpu"
 
 
 def test_fit_counts_existing_pods(tmp_path):
