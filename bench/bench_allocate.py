@@ -20,7 +20,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from pynuma.cpuset import CPUSet  # noqa: E402
-from pynuma.policy.cpumanager.assign import take_by_topology  # noqa: E402
+from pynuma.policy.cpumanager.take import take_by_topology  # noqa: E402
 from pynuma.policy.cpumanager.hints import generate_cpu_hints  # noqa: E402
 from tests.unit.cpu_fixtures import machine  # noqa: E402
 

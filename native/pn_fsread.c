@@ -342,14 +342,8 @@ static int short_read_ends(const char *path)
 
 int pn_read_one(int rootfd, const char *path, size_t limit, pn_buf *out, ssize_t *result, size_t *offset)
 {
-    return pn_read_one_near(rootfd, -1, 0, path, limit, out, result, offset);
-}
-
-int pn_read_one_near(int rootfd, int dirfd, size_t dirlen, const char *path, size_t limit, pn_buf *out,
-                     ssize_t *result, size_t *offset)
-{
     *offset = out->len;
-    int fd = pn_open_file(rootfd, dirfd, dirlen, path, O_RDONLY);
+    int fd = pn_open_file(rootfd, -1, 0, path, O_RDONLY);
     if (fd < 0) { *result = fd; return 0; }
     int ends = short_read_ends(path);
     /* read straight into the shared buffer, growing it as needed: the first

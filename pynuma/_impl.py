@@ -3,7 +3,8 @@
 Area ``X`` has a native module ``pynuma._native_X`` (built from
 ``pynuma/_native_X.pyx``) and a pure twin ``pynuma._pure_X`` exposing the
 same functions.  ``PYNUMA_PURE=1`` forces the pure twins everywhere; a
-missing extension falls back silently (``native_available()`` tells).
+missing extension falls back silently: ``native_available()`` says whether
+the native modules are built, ``native_in_use()`` whether this process runs them.
 Tests use :func:`implementations` to run the same case on both.
 """
 import os
@@ -12,6 +13,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
+    from typing import Optional, Tuple
 
 _chosen: dict = {}
 
@@ -45,14 +47,31 @@ def select(area: str) -> "ModuleType":
     return mod
 
 
-def native_available(area: str = "bitmap") -> bool:
-    """Whether the native module for ``area`` is built and importable."""
-    return _native(area) is not None
+#: every area that has a native module and a pure twin
+AREAS = ("acpi", "bitmap", "cgwalk", "fsread", "membench", "merge", "sys")
+
+
+def _areas(area: "Optional[str]") -> "Tuple[str, ...]":
+    return AREAS if area is None else (area,)
+
+
+def native_available(area: "Optional[str]" = None) -> bool:
+    """Whether the native module of ``area`` (``None``: of every area) is built and importable.
+
+    Built is not in use: ``PYNUMA_PURE=1`` runs the pure twins even when the
+    native modules are there (see :func:`native_in_use`).
+    """
+    return all(_native(a) is not None for a in _areas(area))
 
 
 def is_native(area: str) -> bool:
     """Whether this process uses the native module for ``area``."""
     return select(area).__name__.startswith("pynuma._native_")
+
+
+def native_in_use(area: "Optional[str]" = None) -> bool:
+    """Whether this process runs the native module of ``area`` (``None``: of every area)."""
+    return all(is_native(a) for a in _areas(area))
 
 
 def implementations(area: str) -> dict:

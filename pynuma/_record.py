@@ -1,83 +1,102 @@
-"""A tiny frozen record base: immutable, slotted, compared by value.
+"""A tiny frozen record base: immutable, compared by value, cheap to build.
 
-``dataclasses`` costs ~14 ms to import (it pulls in ``inspect``), too much
-for a CLI whose whole run must stay within interpreter start + 10 ms, so
-the value types of :mod:`pynuma.model` use this instead::
+``dataclasses`` costs ~14 ms to import (it pulls in ``inspect``) and
+``collections.namedtuple`` builds each class with ``exec``: too much for a
+CLI whose whole run must stay close to the interpreter's start.  The value
+types of :mod:`pynuma.model` use this instead; fields are declared with
+annotations (type checkers see a frozen dataclass, see ``_record.pyi``)::
 
     class Package(Record):
-        _fields = ("id", "cpus")
+        id: int
+        cpus: CPUSet
 
     p = Package(0, CPUSet.parse("0-3"))
     p.id, p == Package(id=0, cpus=p.cpus), p.replace(id=1)
 
-``_defaults`` gives trailing fields a default value.  A call with every
-field positional takes a short fast path, which keeps building thousands
-of records cheap without generating code per class (``exec`` at import
-would cost more than it saves).
+A field with a value in the class body has that default.  The older form,
+``_fields = ("id", "cpus")`` with ``_defaults = {...}`` and ``__slots__ =
+_fields``, declares the same record.  A record is a tuple underneath (a
+field is read through a C-level getter, a record is built by one
+``tuple.__new__``: a few times cheaper than setting slots), but it only
+equals a record of its own class, and it cannot be changed.
 """
-_set = object.__setattr__  # bound to a record (_set.__get__(record)): a setter for map, no itertools
-_new = object.__new__
-# runs an iterator of _set's results (None, falsy) to its end, keeping nothing; a C loop,
-# and unlike collections.deque it costs no import
-_consume = any
+from operator import itemgetter as _itemgetter
+
+_tuple_new = tuple.__new__
 
 
-def _init_slow(self, args: tuple, kwargs: dict) -> None:
-    """Keyword arguments and defaults (the all-positional call takes the fast path)."""
-    fields = self._fields
-    name = type(self).__name__
+class _RecordType(type):
+    """Makes each record class: its fields from ``_fields`` or its annotations, a getter per field."""
+
+    def __new__(mcls, name, bases, ns, **kwargs):
+        if not any(isinstance(b, _RecordType) for b in bases):  # Record itself
+            return super().__new__(mcls, name, bases, ns, **kwargs)
+        if "_fields" in ns:
+            fields = tuple(ns["_fields"])
+            defaults = dict(ns.get("_defaults", {}))
+            slots = tuple(ns.pop("__slots__", ()))
+            if not set(fields) <= set(slots):
+                raise TypeError(f"{name} must declare __slots__ = _fields")
+        else:
+            annotations = ns.get("__annotations__", {})
+            fields = tuple(f for f in annotations if not f.startswith("_"))
+            defaults = {f: ns.pop(f) for f in fields if f in ns}
+            slots = tuple(ns.pop("__slots__", ()))
+        seen_default = False
+        for field in fields:
+            if field in defaults:
+                seen_default = True
+            elif seen_default:
+                raise TypeError(f"{name}: field {field!r} without default follows one with a default")
+        # names beyond the fields (a lazily built index) live in the instance's __dict__
+        if not set(slots) - set(fields):
+            ns["__slots__"] = ()
+        ns["_fields"] = fields
+        ns["_defaults"] = defaults
+        ns["_nfields"] = len(fields)
+        for i, field in enumerate(fields):
+            ns[field] = property(_itemgetter(i), doc=f"Field {i}: {field}.")
+        return super().__new__(mcls, name, bases, ns, **kwargs)
+
+
+def _values_of(cls, args: tuple, kwargs: dict) -> tuple:
+    """All field values from keyword arguments and defaults (the all-positional call skips this)."""
+    fields, name = cls._fields, cls.__name__
     if len(args) > len(fields):
         raise TypeError(f"{name}() takes {len(fields)} arguments, got {len(args)}")
-    for field, value in zip(fields, args):
-        _set(self, field, value)
-    defaults = self._defaults
+    values = list(args)
+    defaults = cls._defaults
     for field in fields[len(args):]:
         if field in kwargs:
-            _set(self, field, kwargs.pop(field))
+            values.append(kwargs.pop(field))
         elif field in defaults:
-            _set(self, field, defaults[field])
+            values.append(defaults[field])
         else:
             raise TypeError(f"{name}() missing argument {field!r}")
     if kwargs:
         extra = sorted(kwargs)
         dup = [k for k in extra if k in fields]
         raise TypeError(f"{name}() got {'multiple values for' if dup else 'unexpected'} argument(s) {extra}")
+    return tuple(values)
 
 
-class Record:
+class Record(tuple, metaclass=_RecordType):
     """Base of pynuma's immutable value types (see the module docstring)."""
 
     __slots__ = ()
     _fields: tuple = ()
     _defaults: dict = {}
+    _nfields = 0
 
-    def __init_subclass__(cls, **kwargs) -> None:
-        super().__init_subclass__(**kwargs)
-        fields = tuple(cls.__dict__.get("_fields", ()))
-        if "__slots__" not in cls.__dict__:
-            raise TypeError(f"{cls.__name__} must declare __slots__ = _fields")
-        defaults = dict(getattr(cls, "_defaults", {}))
-        seen_default = False
-        for name in fields:
-            if name in defaults:
-                seen_default = True
-            elif seen_default:
-                raise TypeError(f"{cls.__name__}: field {name!r} without default follows one with a default")
-
-    def __init__(self, *args, **kwargs) -> None:
-        fields = self._fields
-        if not kwargs and len(args) == len(fields):
-            # one C-level loop instead of a Python one: ~40% cheaper for a 10-field record
-            _consume(map(_set.__get__(self), fields, args))
-        else:
-            _init_slow(self, args, kwargs)
+    def __new__(cls, *args, **kwargs):
+        if not kwargs and len(args) == cls._nfields:
+            return _tuple_new(cls, args)
+        return _tuple_new(cls, _values_of(cls, args, kwargs))
 
     @classmethod
     def _make(cls, values):
         """A record from all its field values, in order, without argument checks (for bulk builders)."""
-        self = _new(cls)
-        _consume(map(_set.__get__(self), cls._fields, values))
-        return self
+        return _tuple_new(cls, values)
 
     def __setattr__(self, name, value):
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -86,32 +105,37 @@ class Record:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     def _values(self) -> tuple:
-        return tuple(getattr(self, f) for f in self._fields)
+        return tuple(self)
 
     def __eq__(self, other) -> bool:
         if type(other) is not type(self):
-            return NotImplemented
-        return self._values() == other._values()
+            # a plain tuple would answer for us, field by field: a record is not a tuple of its values
+            return False if isinstance(other, tuple) else NotImplemented
+        return tuple.__eq__(self, other)
 
     def __ne__(self, other) -> bool:
-        result = self.__eq__(other)
-        return result if result is NotImplemented else not result
+        if type(other) is not type(self):
+            return True if isinstance(other, tuple) else NotImplemented
+        return tuple.__ne__(self, other)
 
     def __hash__(self) -> int:
         # mappings (read-only views in the model) hash by their sorted items
-        values = tuple(tuple(sorted(v.items())) if hasattr(v, "items") else v for v in self._values())
+        values = tuple(tuple(sorted(v.items())) if hasattr(v, "items") else v for v in self)
         return hash((type(self).__name__,) + values)
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{f}={getattr(self, f)!r}" for f in self._fields)
+        inner = ", ".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
         return f"{type(self).__name__}({inner})"
 
     def __reduce__(self):
-        return (type(self), self._values())
+        return (type(self), tuple(self))
+
+    def __getnewargs__(self):
+        return tuple(self)
 
     def replace(self, **changes):
         """A copy with some fields changed."""
-        values = {f: getattr(self, f) for f in self._fields}
+        values = dict(zip(self._fields, self))
         for key in changes:
             if key not in values:
                 raise TypeError(f"{type(self).__name__} has no field {key!r}")
@@ -120,4 +144,4 @@ class Record:
 
     def as_tuple(self) -> tuple:
         """The field values in declaration order."""
-        return self._values()
+        return tuple(self)

@@ -14,8 +14,6 @@ from typing import Any, Dict
 
 from . import _impl
 
-# native areas whose availability is worth reporting (each has a pure twin)
-_AREAS = ("fsread", "bitmap", "acpi", "merge", "cgwalk", "sys", "membench", "jsonout")
 
 
 def features() -> Dict[str, Any]:
@@ -27,7 +25,7 @@ def features() -> Dict[str, Any]:
     ``pure_forced`` and ``kernel`` (release string).
     """
     info = dict(_impl.select("fsread").features())
-    info["areas"] = {a: ("native" if _impl.is_native(a) else "pure") for a in _AREAS}
+    info["areas"] = {a: ("native" if _impl.is_native(a) else "pure") for a in _impl.AREAS}
     info["pure_forced"] = _impl.pure_forced()
     info["kernel"] = os.uname().release
     return info

@@ -9,9 +9,13 @@ it as plain data.  ``Topology.to_dict()`` is the JSON form that
     same = Topology.from_dict(json.loads(json.dumps(topo.to_dict())))
     assert same == topo
 """
+from __future__ import annotations
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+
+    from .model_devices import NetInterface, PciDevice
 
 from ._record import Record
 from .cpuset import CPUSet
@@ -33,16 +37,26 @@ class CPU(Record):
     ``die``/``cluster`` are ``None`` when the kernel does not report them.
     """
 
-    _fields = ("id", "online", "package", "die", "cluster", "core_id", "core", "node",
-               "thread_siblings", "uncore_cache")
-    __slots__ = _fields
+    id: int
+    online: bool
+    package: Optional[int]
+    die: Optional[int]
+    cluster: Optional[int]
+    core_id: Optional[int]
+    core: int
+    node: Optional[int]
+    thread_siblings: CPUSet
+    uncore_cache: Optional[int]
 
 
 class Cache(Record):
     """One cache instance: level, ``Data``/``Instruction``/``Unified``, size, id and the CPUs sharing it."""
 
-    _fields = ("level", "type", "size_bytes", "id", "cpus")
-    __slots__ = _fields
+    level: int
+    type: str
+    size_bytes: Optional[int]
+    id: Optional[int]
+    cpus: CPUSet
 
 
 class HugepagePool(Record):
@@ -51,9 +65,11 @@ class HugepagePool(Record):
     ``reserved`` is only known for the machine-wide pools (``resv_hugepages``); ``None`` per node.
     """
 
-    _fields = ("size_kb", "total", "free", "surplus", "reserved")
-    _defaults = {"reserved": None}
-    __slots__ = _fields
+    size_kb: int
+    total: int
+    free: int
+    surplus: int
+    reserved: Optional[int] = None
 
 
 class NumaNode(Record):
@@ -63,45 +79,57 @@ class NumaNode(Record):
     a :class:`HugepagePool` (read-only mapping).
     """
 
-    _fields = ("id", "cpus", "memory_total", "memory_free", "hugepages", "has_cpu", "has_memory")
-    __slots__ = _fields
+    id: int
+    cpus: CPUSet
+    memory_total: int
+    memory_free: int
+    hugepages: Mapping[int, HugepagePool]
+    has_cpu: bool
+    has_memory: bool
 
 
 class Package(Record):
     """A physical package (socket): its raw id (may be -1 or shared) and its reported CPUs."""
 
-    _fields = ("id", "cpus")
-    __slots__ = _fields
+    id: int
+    cpus: CPUSet
 
 
 class Distances(Record):
     """NUMA distances: ``matrix[i][j]`` from ``nodes[i]`` to ``nodes[j]``; ``source`` is ``"slit"`` or ``"sysfs"``."""
 
-    _fields = ("nodes", "matrix", "source")
-    __slots__ = _fields
+    nodes: Tuple[int, ...]
+    matrix: Tuple[Tuple[int, ...], ...]
+    source: str
 
     def between(self, a: int, b: int) -> int:
         """Distance from node ``a`` to node ``b``."""
         return self.matrix[self.nodes.index(a)][self.nodes.index(b)]
 
 
-# Devices and network interfaces belong to other modules; their JSON loaders
-# are named here ("module:function") and imported only when a saved topology
-# has such entries.  Without a loader the entries stay plain dicts.
-EXTRA_LOADERS: "Dict[str, str]" = {
-    "devices": "pynuma.discover.devices:from_dict",
-    "net_interfaces": "pynuma.discover.net:from_dict",
-}
 
 
 class Topology(Record):
     """Everything discovery found about one machine (live host or dump), frozen."""
 
-    _fields = ("arch", "possible_cpus", "present_cpus", "online_cpus", "offline_cpus", "isolated_cpus",
-               "cpus", "packages", "cores", "caches", "numa_nodes", "distances",
-               "devices", "net_interfaces", "warnings")
-    _defaults = {"devices": (), "net_interfaces": (), "warnings": ()}
-    __slots__ = _fields + ("_by_cpu", "_by_node")
+    arch: str
+    possible_cpus: CPUSet
+    present_cpus: CPUSet
+    online_cpus: CPUSet
+    offline_cpus: CPUSet
+    isolated_cpus: CPUSet
+    cpus: Tuple[CPU, ...]
+    packages: Tuple[Package, ...]
+    cores: int
+    caches: Tuple[Cache, ...]
+    numa_nodes: Tuple[NumaNode, ...]
+    distances: Optional[Distances]
+    devices: Tuple[PciDevice, ...] = ()
+    net_interfaces: Tuple[NetInterface, ...] = ()
+    warnings: Tuple[str, ...] = ()
+
+    # lookup tables, built on first use
+    __slots__ = ("_by_cpu", "_by_node")
 
     # -- lookups ---------------------------------------------------------
     def _index(self) -> None:
@@ -208,18 +236,14 @@ def _extra_to_dict(x):
     return x.to_dict() if hasattr(x, "to_dict") else x
 
 
-def _load_extras(kind: str, items) -> tuple:
-    items = tuple(items or ())
-    if not items:
-        return ()
-    module_name, _, func = EXTRA_LOADERS.get(kind, ":").partition(":")
-    try:
-        from ._impl import import_module
+def _load_devices(data: "Mapping[str, Any]") -> "Tuple[tuple, tuple]":
+    """``(devices, net_interfaces)`` of a saved topology (their types are imported only when there are some)."""
+    devices, links = data.get("devices") or (), data.get("net_interfaces") or ()
+    if not devices and not links:
+        return (), ()
+    from .model_devices import NetInterface, PciDevice
 
-        loader = getattr(import_module(module_name), func)
-    except (ImportError, AttributeError, ValueError):
-        return items
-    return tuple(loader(x) for x in items)
+    return tuple(PciDevice.from_dict(d) for d in devices), tuple(NetInterface.from_dict(n) for n in links)
 
 
 def _opt_int(v) -> "Optional[int]":
@@ -251,6 +275,7 @@ def _from_dict(cls, data: "Mapping[str, Any]") -> "Topology":
                      _opt_int(c.get("uncore_cache")))
                  for c in data.get("cpus", ()))
     online = parse(data["online_cpus"])
+    devices, net_interfaces = _load_devices(data)
     return cls(
         str(data.get("arch", "unknown")),
         parse(data.get("possible_cpus", data["online_cpus"])),
@@ -265,7 +290,7 @@ def _from_dict(cls, data: "Mapping[str, Any]") -> "Topology":
                     parse(c["cpus"])) for c in data.get("caches", ())),
         tuple(nodes),
         distances,
-        _load_extras("devices", data.get("devices")),
-        _load_extras("net_interfaces", data.get("net_interfaces")),
+        devices,
+        net_interfaces,
         tuple(str(w) for w in data.get("warnings", ())),
     )

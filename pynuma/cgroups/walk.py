@@ -11,13 +11,13 @@ not available (controller off, file missing).  ``UNLIMITED`` = no limit.
 """
 from __future__ import annotations
 
-import gc
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .. import _impl
 from ..errors import PynumaError, Unsupported
 from ..fsroot import FsRoot
-from . import v1, v2
+from .v1 import ROOT_STAT_FALLBACK, controllers as _v1_controllers, file_specs as _v1_file_specs
+from .v2 import controllers as _v2_controllers, file_specs as _v2_file_specs
 from ._spec import (ANON, CONTAINER, CPU_NS, FILE, HUGETLB0, INACTIVE_FILE, LIMIT, NSLOTS, PIDS_CURRENT,
                     PIDS_MAX, POD, UNLIMITED, USAGE, huge_sizes_from_listing, parse_int, parse_keyed,
                     working_set)
@@ -117,8 +117,12 @@ def _stats(path: str, slots, bad: int, huge_sizes) -> CgroupStats:
                        _problems(path, bad) if bad else ())
 
 
-def _version(layout: CgroupLayout):
-    return v2 if layout.version == 2 else v1
+def _controllers(layout: CgroupLayout) -> Tuple[str, ...]:
+    return _v2_controllers() if layout.version == 2 else _v1_controllers()
+
+
+def _file_specs(layout: CgroupLayout, sizes: List[str]):
+    return _v2_file_specs(sizes) if layout.version == 2 else _v1_file_specs(sizes)
 
 
 def huge_sizes(fs: FsRoot) -> List[str]:
@@ -128,7 +132,7 @@ def huge_sizes(fs: FsRoot) -> List[str]:
 
 def _bases(layout: CgroupLayout, rel: str) -> List[str]:
     out = []
-    for ctrl in _version(layout).controllers():
+    for ctrl in _controllers(layout):
         point = layout.hierarchy(ctrl)
         out.append((point.rstrip("/") + rel).lstrip("/") if point else "")
     return out
@@ -137,7 +141,7 @@ def _bases(layout: CgroupLayout, rel: str) -> List[str]:
 def _records(fs: FsRoot, layout: CgroupLayout, rel: str, full: bool, hook=None):
     sizes = huge_sizes(fs)
     bases = _bases(layout, rel)
-    specs = [tuple(s) for s in _version(layout).file_specs(sizes)]
+    specs = [tuple(s) for s in _file_specs(layout, sizes)]
     if full:
         # A controller file the walk's top cgroup lacks, no cgroup below it has (v2 enables
         # controllers top-down; v1 hierarchies hold the same files everywhere): skip it once here
@@ -171,15 +175,7 @@ def pods_from_records(recs, sizes) -> List[PodCgroupStats]:
     This runs once per cgroup on every eviction cycle, hence the inlined,
     allocation-lean loop (tuple.__new__ skips NamedTuple's argument handling).
     """
-    # Tens of thousands of fresh containers would trigger repeated full cyclic-GC passes that
-    # cost more than building them; nothing built here can form a cycle.
-    gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
-        return _build(recs, sizes)
-    finally:
-        if gc_was_on:
-            gc.enable()
+    return _build(recs, sizes)
 
 
 def _build(recs, sizes) -> List[PodCgroupStats]:
@@ -243,7 +239,6 @@ def node_root_stats(fs: FsRoot, layout: Optional[CgroupLayout] = None) -> Cgroup
     The limit is the machine's memory capacity (``MemTotal`` of ``/proc/meminfo``).
     """
     layout = layout or detect(fs)
-    ver = _version(layout)
     point = layout.primary
     if point is None:
         raise Unsupported("no memory cgroup hierarchy mounted")
@@ -251,14 +246,14 @@ def node_root_stats(fs: FsRoot, layout: Optional[CgroupLayout] = None) -> Cgroup
     _k, _q, _u, _r, _c, _p, slots, bad = recs[0]
     slots = list(slots)
     stat = fs.read_optional(point.rstrip("/") + "/memory.stat") or ""
-    if ver is v1 and slots[INACTIVE_FILE] is None:
+    if layout.version != 2 and slots[INACTIVE_FILE] is None:
         try:
-            for s, v in parse_keyed(stat, v1.ROOT_STAT_FALLBACK).items():
+            for s, v in parse_keyed(stat, ROOT_STAT_FALLBACK).items():
                 if slots[s] is None:
                     slots[s] = v
         except ValueError:
             pass
-    if ver is v2 and slots[USAGE] is None and slots[ANON] is not None and slots[FILE] is not None:
+    if layout.version == 2 and slots[USAGE] is None and slots[ANON] is not None and slots[FILE] is not None:
         slots[USAGE] = slots[ANON] + slots[FILE]
     total = _meminfo_total(fs)
     if total is not None:

@@ -6,6 +6,10 @@ line on stderr: exit 2 for bad input or usage, 1 for operational failures.
 """
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
 # name -> (module, one-line summary).  Keep the summaries short: they are the help.
 COMMANDS = {
     "topology": ("pynuma.cli.topology", "CPUs, caches, NUMA nodes, memory, hugepages and distances"),
@@ -40,14 +44,11 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
-def main(argv=None, ends_process: bool = False) -> int:
+def main(argv=None) -> int:
     """Run one command line and return its exit code.
 
-    ``ends_process``: the caller ends the process right after (the
-    launchers, through :func:`run`).  A command that leaves nothing for
-    teardown (``EXIT_WITHOUT_TEARDOWN``) then runs with the cyclic garbage
-    collector off to the end: switched back on, it would pass once over
-    every object the command made, only to find them alive.
+    Safe to embed: it never ends the process and leaves the caller's garbage
+    collector, buffered files and ``finally`` blocks as they were.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -55,22 +56,17 @@ def main(argv=None, ends_process: bool = False) -> int:
         return 0 if argv else 2
     if argv[0] == "--version":
         from .. import __version__
+        from .._impl import native_in_use
 
-        print(f"pynuma {__version__}")
+        print(f"pynuma {__version__} (native core: {'in use' if native_in_use() else 'not in use'})")
         return 0
     name = argv[0]
     entry = COMMANDS.get(name)
     if entry is None:
         print(f"pynuma: error: unknown command {name!r} (see 'pynuma --help')", file=sys.stderr)
         return 2
-    import gc
-
     from .._impl import import_module
 
-    # what a command imports lives as long as the process: the collector's passes over it
-    # (0.1-0.3 ms each on a slow machine) would find nothing to free
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         module = import_module(entry[0])
     except ModuleNotFoundError as err:
@@ -78,9 +74,6 @@ def main(argv=None, ends_process: bool = False) -> int:
             raise
         print(f"pynuma {name}: error: this command is not available in this build", file=sys.stderr)
         return 1
-    finally:
-        if collecting and not (ends_process and _ends_without_teardown(name)):
-            gc.enable()
     common = sys.modules.get("pynuma.cli._common")  # loaded only by the commands that parse with it
     if common is not None:
         common.forget_running()
@@ -102,52 +95,15 @@ def main(argv=None, ends_process: bool = False) -> int:
         return err.exit_code
 
 
-def run(argv=None):
-    """Run the command line and end the process with its exit code (the launchers' entry point).
+def run(argv=None) -> "NoReturn":
+    """Run the command line and raise ``SystemExit`` with its exit code.
 
-    A command whose module sets ``EXIT_WITHOUT_TEARDOWN = True`` promises to
-    leave nothing for the interpreter's teardown (no open files, nothing
-    buffered but stdout/stderr).  After such a command the process ends right
-    after flushing its output, when nothing else waits for a normal exit
-    (atexit callbacks, other threads): freeing every module and object costs
-    about 2 ms, a fifth of ``pynuma topology``'s budget.
+    An ordinary exit: the caller's ``finally`` blocks, ``atexit`` callbacks
+    and buffered files all run and flush.  The process owners
+    (``bin/pynuma``, ``python -m pynuma``) use :func:`pynuma.__main__.launch`,
+    which also quiets a reader that went away.
     """
-    argv = list(sys.argv[1:] if argv is None else argv)
-    try:
-        code = main(argv, ends_process=True)
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:
-        # the reader went away (``pynuma topology | head``): as for a broken pipe inside a command,
-        # nothing is left to say; stdout points at /dev/null so a final flush cannot fail again
-        import os
-
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
-        code = 0
-    if argv and _ends_without_teardown(argv[0]) and _nothing_waits_for_exit():
-        import os
-
-        os._exit(code)
-    sys.exit(code)
-
-
-def _ends_without_teardown(name: str) -> bool:
-    """Whether command ``name``'s module is loaded and sets ``EXIT_WITHOUT_TEARDOWN``."""
-    entry = COMMANDS.get(name)
-    return bool(entry and getattr(sys.modules.get(entry[0]), "EXIT_WITHOUT_TEARDOWN", False))
-
-
-def _nothing_waits_for_exit() -> bool:
-    """Whether a normal interpreter exit would run nothing but teardown: no atexit callbacks, one thread."""
-    import atexit
-
-    count = getattr(atexit, "_ncallbacks", None)  # CPython's; without it, assume something is registered
-    if count is None or count():
-        return False
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1
+    raise SystemExit(main(argv))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,9 +8,8 @@
     pynuma topology --topology topo.json    # show a saved topology
 
 The whole command must cost little more than the interpreter's start, so it
-parses its few options by hand and writes JSON with its own writer
-(``pynuma._native_jsonout`` or its pure twin) instead of importing argparse
-and json.
+parses its few options by hand and writes JSON with its own small writer
+(``pynuma.cli._jsonout``) instead of importing argparse and json.
 """
 import sys
 
@@ -33,24 +32,15 @@ _FLAGS = ("--json", "--distances", "--devices")
 _VALUES = ("--root", "--topology", "--save")
 
 
-#: this command closes every file it opens: the process may end without interpreter teardown
-EXIT_WITHOUT_TEARDOWN = True
-
-
 class _Usage(Exception):
     pass
 
 
-def _json_writer():
-    """The JSON writer for this process: native, or its pure twin."""
-    from .._impl import select
-
-    return select("jsonout")
-
-
 def dumps(value, indent: int = 2) -> str:
-    """JSON text of ``value`` as this command writes it (see ``pynuma._pure_jsonout``)."""
-    return _json_writer().dumps(value, indent)
+    """JSON text of ``value`` as this command writes it (see ``pynuma.cli._jsonout``)."""
+    from ._jsonout import dumps as _dumps
+
+    return _dumps(value, indent)
 
 
 def _parse_args(argv):
@@ -92,17 +82,7 @@ def main(argv) -> int:
     if opts["help"]:
         sys.stdout.write(HELP)
         return 0
-    import gc
-
-    # a bounded, short piece of work: the collector's passes over its records would cost ~1 ms on a
-    # 128-CPU machine, so it stays off while the command runs (and is back on for an embedding caller)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _run(opts)
-    finally:
-        if collecting:
-            gc.enable()
+    return _run(opts)
 
 
 def _run(opts: dict) -> int:
@@ -170,17 +150,14 @@ def _discover(root: str, with_pools: bool):
         raise InputError(f"--root {root}: not a directory")
     from ..fsroot import FsRoot
 
-    with FsRoot(root) as fs:
-        # the files are read while the code that follows is imported
-        if fs.prefetch_scan() and with_pools:
-            _json_writer().warm_up()  # a machine that big has many records to write
-        from ..discover import discover
+    from ..discover import discover
 
+    with FsRoot(root) as fs:
+        topo = discover(fs)
         if not with_pools:
-            return discover(fs), None
+            return topo, None
         from ..discover.hugepages import global_pools
 
-        topo = discover(fs)
         return topo, global_pools(fs, [])
 
 

@@ -9,57 +9,45 @@ Discovery is tolerant: an item that does not parse is skipped and a line is
 added to ``topo.warnings``; only a file without which the answer would be
 wrong (``cpu/online``, a node's ``cpulist``, a topology mask, the cpuset
 cgroup's ``cpus``) raises :class:`pynuma.errors.ParseError` naming it.
-``record=True`` (or an ``FsRoot(..., record=True)`` passed as ``root``)
-keeps the files read and directories listed in :data:`last_record`, for the
-benchmark's floor program.
 """
 import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
-    from typing import List, Optional, Tuple, Union
+    from typing import List, Tuple, Union
 
-from .. import _impl
 from ..cpuset import CPUSet
 from ..fsroot import FsRoot
 from ..model import CPU, Package, Topology
-from . import _regular
+from . import caches as _caches, cpus as _cpus, cpuset_cgroup as _cgroup, distances as _distances, numa as _numa
 
-__all__ = ["discover", "last_record"]
+__all__ = ["discover"]
 
-# the one-pass scanner is native code; the pure path is the general one
-_SCAN = _impl.is_native("fsread")
-
-#: ``(files_read, dirs_listed)`` of the last ``discover(..., record=True)``.
-last_record: "Optional[Tuple[List[str], List[str]]]" = None
+_tuple_new = tuple.__new__  # a record from all its values (see pynuma._record)
 
 
-def discover(root: "Union[str, FsRoot]" = "/", record: bool = False) -> "Topology":
+def discover(root: "Union[str, FsRoot]" = "/") -> "Topology":
     """Discover CPUs, caches, NUMA nodes, memory, hugepages and distances under ``root``."""
     if isinstance(root, FsRoot):
         return _discover(root)
-    with FsRoot(root, record=record) as fs:
+    with FsRoot(root) as fs:
         return _discover(fs)
 
 
 def _discover(fs: "FsRoot") -> "Topology":
+    """Every rule, every odd tree, with warnings: the one place a :class:`Topology` is built."""
     warnings: List[str] = []
-    pre = None
-    if _SCAN:
-        # a regular tree in one native pass; anything unusual goes the general way
-        status, answer, pre = fs.scan(None, None)
-        if status == "ok":
-            return _finish(fs, _regular.assemble(fs, None, 0, answer, warnings, _guess_arch_memo))
-    return _finish(fs, _general(fs, warnings, pre))
+    # equal CPU sets (a core's threads and its L1/L2 caches, online and present, ...) are one object
+    shared: dict = {}
+    from_bits = CPUSet.from_bits
 
+    def cpuset(bits: int) -> CPUSet:
+        found = shared.get(bits)
+        if found is None:
+            found = shared[bits] = from_bits(bits)
+        return found
 
-def _general(fs: "FsRoot", warnings: "List[str]", pre) -> "Topology":
-    """The general path: every rule, every odd tree, with warnings (``pre``: texts the scan already read)."""
-    # imported here: a regular tree never needs them (the CLI's start-up budget is a few milliseconds)
-    from . import caches as _caches, cpus as _cpus, cpuset_cgroup as _cgroup, distances as _distances, \
-        numa as _numa
-
-    sets = _cpus.read_cpu_sets(fs, warnings, pre and pre[:5])
-    allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings, pre and pre[5:])
+    sets = _cpus.read_cpu_sets(fs, warnings)
+    allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings)
     reported = sets.online if allowed_cpus is None else sets.online & allowed_cpus
 
     topo = _cpus.read_topology(fs, reported, warnings)
@@ -77,26 +65,26 @@ def _general(fs: "FsRoot", warnings: "List[str]", pre) -> "Topology":
         distances = None
     node_of = _numa.node_of_cpus(nodes)
 
-    caches = _caches.read_caches(fs, reported, warnings)
+    caches = _caches.read_caches(fs, reported, warnings, cpuset)
     uncore = _caches.uncore_caches(caches)
 
-    # one (immutable) sibling set per core, shared by its threads
-    siblings = {n: CPUSet.from_bits(bits) for n, bits in core_members.items()}
+    siblings = [cpuset(core_members[n]) for n in range(len(core_members))]
     package_get, die_get, cluster_get, core_id_get = topo.package.get, topo.die.get, topo.cluster.get, topo.core_id.get
     node_get, uncore_get = node_of.get, uncore.get
-    cpu_records = tuple(
-        CPU(c, True, package_get(c), die_get(c), cluster_get(c), core_id_get(c),
-            core_of[c], node_get(c), siblings[core_of[c]], uncore_get(c))
-        for c in cpu_ids)
-    packages = tuple(Package(pid, CPUSet.from_bits(bits)) for pid, bits in topo.packages)
+    new = _tuple_new
+    cpu_records = tuple([
+        new(CPU, (c, True, package_get(c), die_get(c), cluster_get(c), core_id_get(c), core_of[c], node_get(c),
+                  siblings[core_of[c]], uncore_get(c)))
+        for c in cpu_ids])
+    packages = tuple([new(Package, (pid, cpuset(bits))) for pid, bits in topo.packages])
     devices, net_interfaces = _extras(fs, warnings)
-    result = Topology(
+    return new(Topology, (
         _arch(fs),
-        CPUSet.from_bits(sets.possible),
-        CPUSet.from_bits(sets.present),
-        CPUSet.from_bits(reported),
-        CPUSet.from_bits(sets.offline),
-        CPUSet.from_bits(sets.isolated & reported),
+        cpuset(sets.possible),
+        cpuset(sets.present),
+        cpuset(reported),
+        cpuset(sets.offline),
+        cpuset(sets.isolated & reported),
         cpu_records,
         packages,
         len(core_members),
@@ -106,27 +94,19 @@ def _general(fs: "FsRoot", warnings: "List[str]", pre) -> "Topology":
         devices,
         net_interfaces,
         tuple(warnings),
-    )
-    return result
-
-
-def _finish(fs: "FsRoot", result: "Topology") -> "Topology":
-    global last_record
-    if fs.files_read is not None:
-        last_record = (list(fs.files_read), list(fs.dirs_listed or ()))
-    return result
+    ))
 
 
 def _extras(fs: "FsRoot", warnings: "List[str]") -> "Tuple[tuple, tuple]":
-    """Hook for PCI devices and network interfaces (``pynuma.discover.devices`` / ``.net``).
-
-    Returns ``(devices, net_interfaces)``, both read from sysfs (cheap; netlink
-    via pyroute2 is ``pynuma.discover.net.discover_net_netlink``, on request).
-    """
+    """``(devices, net_interfaces)``: PCI devices and network links from sysfs (netlink is
+    ``pynuma.discover.net.discover_net_netlink``, on request)."""
+    pci, net = fs.listdir("/sys/bus/pci/devices"), fs.listdir("/sys/class/net")
+    if not pci and not net:
+        return (), ()  # a dump without devices: their readers are not even imported
     from . import devices as _devices, net as _net
 
-    devices = _devices.discover_devices(fs, warnings)
-    net_interfaces = _net.discover_net(fs, devices, warnings)
+    devices = _devices.discover_devices(fs, warnings, pci)
+    net_interfaces = _net.discover_net(fs, devices, warnings, net)
     return _devices.attach_net(devices, net_interfaces), net_interfaces
 
 

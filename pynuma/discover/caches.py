@@ -6,13 +6,17 @@ files do not parse is skipped with a warning.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
+    from typing import Dict, List, Optional
 
 from .. import _impl
 from ..cpuset import CPUSet
 from ..model import Cache, uncore_of_cpus
 from ..parse import memoized, parse_cache_size, parse_cache_type, parse_int, parse_prefixed_id
-from . import _groups
+from ._groups import members as _group_members, walk as _walk_groups
+
+_tuple_new = tuple.__new__  # a record from all its values (see pynuma._record)
 
 _bitmap = _impl.select("bitmap")
 
@@ -39,92 +43,55 @@ def _indices(fs, reported: int) -> List[int]:
     return sorted(i for i in (parse_prefixed_id(n, "index") for n in names) if i is not None)
 
 
-def read_caches(fs, reported: int, warnings: List[str]) -> List[Cache]:
+def read_caches(fs, reported: int, warnings: List[str], cpuset=CPUSet.from_bits) -> List[Cache]:
     """Every cache instance among the ``reported`` CPUs (bitmap), by index then lowest CPU.
 
     ``level`` and ``type`` are read once per index (from its first instance):
     an index names the same kind of cache on every CPU (x86 CPUID leaf 4
     subleaf, or the firmware's level order on ARM); ``size``, ``id`` and
-    ``shared_cpu_map`` are read once per instance.
+    ``shared_cpu_map`` are read once per instance.  ``cpuset(bits)`` makes
+    each instance's CPU set (discovery passes one that shares equal sets).
     """
     caches: List[Cache] = []
+    append = caches.append
     parse_mask, parse_size, parse_id = _parse_mask, _parse_size, _parse_id
+    new = _tuple_new
     indices = _indices(fs, reported)
     # every index's first instance is the lowest CPU's: read them all in one batch
     lowest = (reported & -reported).bit_length() - 1
     first_paths = [f"{CPU_DIR}/cpu{lowest}/cache/index{i}/{name}" for i in indices for name in _FIRST_FILES]
     first_texts = fs.read_many(first_paths) if first_paths else []
     width = len(_FIRST_FILES)
+    prefix = CPU_DIR + "/cpu"
     for k, index in enumerate(indices):
         first = (lowest, first_texts[k * width:(k + 1) * width])
-        regular = _regular_index(fs, reported, index, first)
-        if regular is not None:
-            caches.extend(regular)
-            continue
-        kind_of: list = []  # [(level, type)] once known for this index
+        suffix = f"/cache/index{index}/"
+        kind: list = []  # [level, type] once known for this index
+        all_names = tuple(suffix + name for name in _FIRST_FILES)
+        instance_names = all_names[:3]
 
-        def paths_of(cpu: int, index=index, kind_of=kind_of):
-            base = f"{CPU_DIR}/cpu{cpu}/cache/index{index}/"
-            if kind_of:
-                return (base + "size", base + "id", base + "shared_cpu_map")
-            return tuple(base + name for name in _FIRST_FILES)
+        def names(kind=kind, all_names=all_names, instance_names=instance_names):
+            return instance_names if kind else all_names
 
-        def place(cpu: int, texts, left: int, index=index, kind_of=kind_of) -> Optional[int]:
+        def place(cpu: int, texts, left: int, index=index, kind=kind) -> Optional[int]:
             size_t, id_t, map_t = texts[0], texts[1], texts[2]
             try:
-                if not kind_of:
+                if not kind:
                     if texts[3] is None:
                         return None  # this CPU has no such cache index
-                    kind_of.append((parse_id(texts[3]),
-                                    _parse_type(texts[4]) if texts[4] is not None else "Unified"))
+                    kind[:] = (parse_id(texts[3]), _parse_type(texts[4]) if texts[4] is not None else "Unified")
                 elif size_t is None and id_t is None and map_t is None:
                     return None
-                group = (parse_mask(map_t) & reported & left) | (1 << cpu) if map_t is not None else 1 << cpu
+                group = _group_members(parse_mask(map_t), reported, left, cpu) if map_t is not None else 1 << cpu
                 size = parse_size(size_t) if size_t is not None and size_t.strip(" \n\x00") else None
                 cache_id = parse_id(id_t) if id_t is not None else None
             except ValueError as err:
                 warnings.append(f"{fs.host_path(f'{CPU_DIR}/cpu{cpu}/cache/index{index}')}: {err}; cache skipped")
                 return None
-            level, kind = kind_of[0]
-            caches.append(Cache(level, kind, size, cache_id, CPUSet.from_bits(group)))
+            append(new(Cache, (kind[0], kind[1], size, cache_id, cpuset(group))))
             return group
 
-        _groups.walk(fs, reported, paths_of, place, first)
-    return caches
-
-
-_INSTANCE_FILES = ("size", "id", "shared_cpu_map")
-
-
-def _regular_index(fs, reported: int, index: int, first) -> Optional[List[Cache]]:
-    """Every instance of one cache index in a single native walk, or ``None`` when anything is unusual.
-
-    Taken only when the lowest CPU names the index's level and every
-    instance's mask, size and id parse; then the result is exactly the
-    general walk's (which handles the rest, with its warnings).
-    """
-    lowest, (size_t, id_t, map_t, level_t, type_t) = first
-    if level_t is None or map_t is None:
-        return None
-    try:
-        level = _parse_id(level_t)
-        kind = _parse_type(type_t) if type_t is not None else "Unified"
-        group = (_parse_mask(map_t) & reported) | (1 << lowest)
-    except ValueError:
-        return None
-    rest, complete = fs.group_walk(f"{CPU_DIR}/cpu", f"/cache/index{index}/", _INSTANCE_FILES, 2,
-                                   reported, reported & ~group)
-    if not complete:
-        return None
-    parse_size, parse_id, from_bits = _parse_size, _parse_id, CPUSet.from_bits
-    caches = []
-    try:
-        for _cpu, (size_t, id_t, _map), group in [(lowest, (size_t, id_t, map_t), group)] + rest:
-            size = parse_size(size_t) if size_t is not None and size_t.strip(" \n\x00") else None
-            cache_id = parse_id(id_t) if id_t is not None else None
-            caches.append(Cache(level, kind, size, cache_id, from_bits(group)))
-    except ValueError:
-        return None
+        _walk_groups(fs, reported, prefix, names, place, first)
     return caches
 
 

@@ -13,12 +13,14 @@ are read per CPU.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
+    from typing import Dict, List, Optional, Sequence, Tuple
 
 from .. import _impl
 from ..errors import ParseError
 from ..parse import memoized, parse_int, parse_online_flag, parse_prefixed_id
-from . import _groups as _groups_mod
+from ._groups import members as _group_members, walk as _walk_groups
 
 _bitmap = _impl.select("bitmap")
 
@@ -242,20 +244,18 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
         remaining |= 1 << cpu
     parse_mask = _parse_mask
 
-    def paths_of(cpu: int):
-        base = f"{CPU_DIR}/cpu{cpu}/topology/"
-        return (base + id_name, base + mask_name)
+    names = (f"/topology/{id_name}", f"/topology/{mask_name}")
 
     def place(cpu: int, texts, left: int) -> Optional[int]:
         id_text, mask_text = texts
-        gid = _optional_int(fs, paths_of(cpu)[0], id_text, warnings)
+        gid = None if id_text is None else _optional_int(fs, f"{CPU_DIR}/cpu{cpu}{names[0]}", id_text, warnings)
         if mask_text is None:
             out[cpu] = gid
             return None
         try:
-            group = _groups_mod.members(parse_mask(mask_text), reported, left, cpu)
+            group = _group_members(parse_mask(mask_text), reported, left, cpu)
         except ValueError as err:
-            raise ParseError(fs.host_path(paths_of(cpu)[1]), str(err)) from None
+            raise ParseError(fs.host_path(f"{CPU_DIR}/cpu{cpu}{names[1]}"), str(err)) from None
         for member in _bits(group):
             out[member] = gid
         groups.append((-1 if gid is None else gid, group))
@@ -263,37 +263,8 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
 
     cpu0, texts0 = first
     pre = (cpu0, (texts0[id_name], texts0[mask_name])) if id_name in texts0 and mask_name in texts0 else None
-    regular = _regular_groups(fs, reported, remaining, id_name, mask_name, pre)
-    if regular is not None:
-        # every mask is there and parses: the native walk gave the general walk's groups
-        for cpu, (id_text, _mask), group in regular:
-            gid = _optional_int(fs, paths_of(cpu)[0], id_text, warnings)
-            for member in _bits(group):
-                out[member] = gid
-            groups.append((-1 if gid is None else gid, group))
-        return groups
-    _groups_mod.walk(fs, remaining, paths_of, place, pre)
+    _walk_groups(fs, remaining, CPU_DIR + "/cpu", lambda: names, place, pre)
     return groups
-
-
-def _regular_groups(fs, reported: int, remaining: int, id_name: str, mask_name: str, pre):
-    """``[(leader, (id text, mask text), group)]`` from one native walk, or ``None`` when a mask is missing or bad.
-
-    ``pre`` is ``(cpu, texts)`` of an already-read leader candidate.
-    """
-    head = []
-    if pre is not None and remaining & -remaining == 1 << pre[0]:
-        cpu, texts = pre
-        if texts[1] is None:
-            return None
-        try:
-            group = (_parse_mask(texts[1]) & reported & remaining) | (1 << cpu)
-        except ValueError:
-            return None
-        head = [(cpu, texts, group)]
-        remaining &= ~group
-    rest, complete = fs.group_walk(f"{CPU_DIR}/cpu", "/topology/", (id_name, mask_name), 1, reported, remaining)
-    return head + rest if complete else None
 
 
 def number_cores(cpus: List[int], core_key: Dict[int, tuple]) -> Tuple[Dict[int, int], Dict[int, int]]:

@@ -9,7 +9,9 @@ name or no file means no restriction (``None``).  This is hwloc's default.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
+    from typing import List, Optional, Sequence, Tuple
 
 from .. import _impl
 from ..errors import ParseError

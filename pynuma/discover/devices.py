@@ -138,12 +138,16 @@ def _second_pass(fs: "FsRoot", wanted: "Dict[str, List[str]]") -> "Dict[str, Dic
     return out
 
 
-def discover_devices(fs: "FsRoot", warnings: "Optional[List[str]]" = None) -> "Tuple[PciDevice, ...]":
-    """Every PCI function under the root, in address order (tolerant; warnings appended)."""
+def discover_devices(fs: "FsRoot", warnings: "Optional[List[str]]" = None,
+                     listing: "Optional[List[str]]" = None) -> "Tuple[PciDevice, ...]":
+    """Every PCI function under the root, in address order (tolerant; warnings appended).
+
+    ``listing``: the names in ``/sys/bus/pci/devices`` when the caller already listed it.
+    """
     if warnings is None:
         warnings = []
     addresses = []
-    for name in fs.listdir(BASE):
+    for name in (fs.listdir(BASE) if listing is None else listing):
         if is_pci_address(name):
             addresses.append(name)
         else:
@@ -248,8 +252,3 @@ def attach_net(devices: "Sequence[PciDevice]", interfaces: "Iterable[NetInterfac
         if iface.pci_address is not None:
             names.setdefault(iface.pci_address, []).append(iface.name)
     return tuple(d.replace(net=tuple(sorted(names[d.address]))) if d.address in names else d for d in devices)
-
-
-def from_dict(data) -> "PciDevice":
-    """Loader for saved topologies (``pynuma.model.EXTRA_LOADERS``)."""
-    return PciDevice.from_dict(data)

@@ -8,7 +8,9 @@ says so (the kernel may have rewritten the SLIT, e.g. ``numa=fake``).
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
+    from typing import List, Optional, Sequence, Tuple
 
 from ..model import Distances
 from ..parse import parse_distance_row
@@ -16,7 +18,8 @@ from ..parse import parse_distance_row
 NODE_DIR = "/sys/devices/system/node"
 SLIT_PATH = "/sys/firmware/acpi/tables/SLIT"
 
-Matrix = Tuple[Tuple[int, ...], ...]
+if TYPE_CHECKING:
+    Matrix = Tuple[Tuple[int, ...], ...]
 
 
 def sysfs_matrix(fs, all_ids: Sequence[int], node_ids: Sequence[int], warnings: List[str]) -> Optional[Matrix]:
@@ -50,10 +53,10 @@ def _slit_matrix(fs, node_ids: Sequence[int], warnings: List[str]) -> Optional[M
     if not fs.exists(SLIT_PATH):
         return None
     try:
-        from . import acpi
+        from .acpi import slit_distances
     except ImportError:
         return None
-    result = acpi.slit_distances(fs, list(node_ids))
+    result = slit_distances(fs, list(node_ids))
     if result is None:
         return None
     warnings.extend(getattr(result, "warnings", ()))

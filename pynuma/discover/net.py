@@ -79,11 +79,15 @@ def _locate(found: "Tuple[bool, Optional[str]]",
 
 
 def discover_net(fs: "FsRoot", devices: "Sequence[PciDevice]" = (),
-                 warnings: "Optional[List[str]]" = None) -> "Tuple[NetInterface, ...]":
-    """Links listed in ``/sys/class/net`` under the root, by name, with their locality."""
+                 warnings: "Optional[List[str]]" = None, listing: "Optional[List[str]]" = None
+                 ) -> "Tuple[NetInterface, ...]":
+    """Links listed in ``/sys/class/net`` under the root, by name, with their locality.
+
+    ``listing``: the names in ``/sys/class/net`` when the caller already listed it.
+    """
     if warnings is None:
         warnings = []
-    names = [n for n in fs.listdir(CLASS_NET) if not n.startswith(".")]
+    names = [n for n in (fs.listdir(CLASS_NET) if listing is None else listing) if not n.startswith(".")]
     if not names:
         return ()
     n = len(FILES)
@@ -134,8 +138,3 @@ def discover_net_netlink(fs: "FsRoot", devices: "Sequence[PciDevice]" = (),
         out.append(NetInterface(name, index, mac, str(state).upper() if state else None,
                                 None if mtu is None else int(mtu), address, node, virtual, "netlink"))
     return tuple(out)
-
-
-def from_dict(data) -> "NetInterface":
-    """Loader for saved topologies (``pynuma.model.EXTRA_LOADERS``)."""
-    return NetInterface.from_dict(data)

@@ -8,14 +8,16 @@ machine-wide hugepage pools.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
+    from typing import Dict, List, Optional
 
 from .. import _impl
 from ..cpuset import CPUSet
 from ..errors import ParseError
 from ..model import NumaNode, node_of_cpus as _node_of_cpus
 from ..parse import parse_memory_totals, parse_prefixed_id
-from . import hugepages
+from .hugepages import global_pools, node_dir, read_pools_many
 
 _bitmap = _impl.select("bitmap")
 
@@ -49,7 +51,7 @@ def read_nodes(fs, node_ids: List[int], reported: int, warnings: List[str]) -> L
         paths.append(f"{NODE_DIR}/node{n}/cpulist")
         paths.append(f"{NODE_DIR}/node{n}/meminfo")
     texts = fs.read_many(paths)
-    all_pools = hugepages.read_pools_many(fs, [hugepages.node_dir(n) for n in node_ids], warnings)
+    all_pools = read_pools_many(fs, [node_dir(n) for n in node_ids], warnings)
     nodes = []
     for k, n in enumerate(node_ids):
         cpus = _node_cpus(fs, n, paths[2 * k], texts[2 * k]) & reported
@@ -79,7 +81,7 @@ def single_node(fs, reported: int, warnings: List[str]) -> NumaNode:
         total = free = 0  # old dumps have no /proc: memory unknown
     else:
         total, free = _memory(fs, "/proc/meminfo", text, warnings)
-    pools = hugepages.global_pools(fs, warnings)
+    pools = global_pools(fs, warnings)
     return NumaNode(0, CPUSet.from_bits(reported), total, free, pools, reported != 0, total > 0)
 
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from pynuma.cpuset import CPUSet
-from pynuma.policy.cpumanager.assign import take_by_topology
+from pynuma.policy.cpumanager.take import take_by_topology
 
 from ..unit.cpu_fixtures import DUAL_NODE_HT, QUAD_NODE
 

@@ -1,4 +1,5 @@
-"""How the launchers end the process: fast after commands that leave nothing for teardown, never losing output."""
+"""The library never owns the process: embedded, ``cli.run``/``cli.main`` leave the caller's
+buffered files, ``finally`` blocks, teardown and garbage collector as they were (DESIGN.md 16)."""
 from __future__ import annotations
 
 import json
@@ -12,64 +13,78 @@ from tests.fixtures.sysfs_builder import Machine
 
 PROJECT = Path(__file__).resolve().parents[2]
 
-# a global whose __del__ runs only when the interpreter tears down normally
-SCRIPT = """
-import sys
+# an embedding program: a buffered file written before and in a finally block, a global whose
+# __del__ runs only at the interpreter's normal teardown, and the collector in a chosen state
+EMBED = """
+import gc, sys
 sys.path.insert(0, {project!r})
 class Witness:
     def __del__(self):
         sys.stderr.write("teardown ran\\n")
 witness = Witness()
-{extra}
-from pynuma.cli import run
-run({argv!r})
+{gc_call}
+import pynuma.cli as cli
+with open({log!r}, "w", buffering=1 << 16) as log:
+    log.write("before\\n")
+    try:
+        {call}
+    finally:
+        log.write("finally ran; collector on: %s\\n" % gc.isenabled())
 """
 
 
-def run_script(argv, extra=""):
-    code = SCRIPT.format(project=str(PROJECT), argv=argv, extra=extra)
-    # -S: a site hook of the test machine's interpreter may register atexit callbacks of its own
-    return subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120)
+def embed(tmp_path, call: str, collector_on: bool):
+    log = tmp_path / "log.txt"
+    code = EMBED.format(project=str(PROJECT), log=str(log), call=call,
+                        gc_call="gc.enable()" if collector_on else "gc.disable()")
+    # -S: a site hook of the test machine's interpreter must not change what is measured
+    res = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120)
+    return res, log.read_text() if log.exists() else ""
 
 
 @pytest.fixture
 def root(tmp_path):
-    return str(Machine(packages=2, nodes_per_package=2, cores_per_node=2, threads=2).write(tmp_path))
+    return str(Machine(packages=2, nodes_per_package=2, cores_per_node=2, threads=2).write(tmp_path / "m"))
 
 
-def test_topology_ends_without_teardown_and_keeps_all_output(root):
-    res = run_script(["topology", "--json", "--root", root])
+@pytest.mark.parametrize("collector_on", [True, False], ids=["gc-on", "gc-off"])
+@pytest.mark.parametrize("entry", ["run", "main"])
+def test_an_embedded_command_leaves_files_finally_blocks_and_gc_alone(tmp_path, root, entry, collector_on):
+    argv = ["topology", "--json", "--root", root]
+    call = f"cli.run({argv!r})" if entry == "run" else f"sys.exit(cli.main({argv!r}))"
+    res, log = embed(tmp_path, call, collector_on)
     assert res.returncode == 0, res.stderr
-    assert json.loads(res.stdout)["online_cpus"] == "0-15"  # flushed in full before the fast exit
-    assert "teardown ran" not in res.stderr
-
-
-def test_usage_errors_keep_their_exit_code_on_the_fast_path(root):
-    res = run_script(["topology", "--bogus"])
-    assert res.returncode == 2 and "unrecognized argument" in res.stderr
-    assert "teardown ran" not in res.stderr
-
-
-def test_other_commands_exit_normally(root):
-    res = run_script(["--version"])
-    assert res.returncode == 0 and res.stdout.startswith("pynuma ")
+    assert json.loads(res.stdout)["online_cpus"] == "0-15"
+    assert log == f"before\nfinally ran; collector on: {collector_on}\n"  # flushed at a normal exit
     assert "teardown ran" in res.stderr
 
 
-def test_an_atexit_callback_gets_a_normal_exit(root):
-    res = run_script(["topology", "--json", "--root", root],
-                     extra="import atexit; atexit.register(lambda: sys.stderr.write('callback ran\\n'))")
-    assert res.returncode == 0
-    assert "callback ran" in res.stderr and "teardown ran" in res.stderr
+@pytest.mark.parametrize("argv, code", [(["topology", "--bogus"], 2), (["--version"], 0), (["nope"], 2)])
+def test_run_ends_with_the_commands_code_by_an_ordinary_exit(tmp_path, argv, code):
+    res, log = embed(tmp_path, f"cli.run({argv!r})", True)
+    assert res.returncode == code, res.stderr
+    assert log == "before\nfinally ran; collector on: True\n"
+    assert "teardown ran" in res.stderr
 
 
-def test_another_thread_gets_a_normal_exit(root):
-    extra = ("import threading; release = threading.Event()\n"
-             "worker = threading.Thread(target=lambda: (release.wait(), sys.stderr.write('thread ended\\n')))\n"
-             "worker.start(); threading.Timer(0.5, release.set).start()")
-    res = run_script(["topology", "--json", "--root", root], extra=extra)
-    assert res.returncode == 0
-    assert "thread ended" in res.stderr and "teardown ran" in res.stderr
+def test_main_returns_instead_of_exiting(tmp_path, root):
+    call = f"code = cli.main(['topology', '--root', {root!r}]); sys.stderr.write('returned %d\\n' % code)"
+    res, log = embed(tmp_path, call, True)
+    assert res.returncode == 0 and "returned 0" in res.stderr
+    assert log.endswith("finally ran; collector on: True\n")
+
+
+def test_the_library_does_not_switch_the_collector_or_exit():
+    # only the process owners (bin/pynuma, python -m pynuma) may; nothing under pynuma/ but __main__.py
+    offenders = []
+    for path in (PROJECT / "pynuma").rglob("*.py"):
+        if path.name == "__main__.py":
+            continue
+        text = path.read_text()
+        for needle in ("gc.disable(", "gc.enable(", "gc.freeze(", "os._exit(", "signal.signal("):
+            if needle in text:
+                offenders.append(f"{path.relative_to(PROJECT)}: {needle}")
+    assert offenders == []
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["topology", "--json", "ROOT"], ["topology", "ROOT"]],
@@ -84,29 +99,3 @@ def test_a_reader_that_went_away_is_not_an_error(root, argv):
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0
     assert err == b""
-
-
-GC_SCRIPT = """
-import gc, sys
-sys.path.insert(0, {project!r})
-import pynuma.cli as cli
-try:
-    code = cli.main({argv!r}, ends_process={ends!r})
-except SystemExit as done:  # argparse's --help
-    code = done.code
-sys.stderr.write("collector on: %s\\n" % gc.isenabled())
-sys.exit(code)
-"""
-
-
-@pytest.mark.parametrize("argv, ends, stays_on", [
-    (["topology", "--json", "--root", "ROOT"], True, False),  # the launcher's fast path: the collector stays off
-    (["topology", "--json", "--root", "ROOT"], False, True),  # an embedding caller gets it back
-    (["qos", "--help"], True, True),  # other commands run with it on
-])
-def test_the_collector_stays_off_only_when_the_launcher_ends_the_process_after_it(root, argv, ends, stays_on):
-    argv = [root if a == "ROOT" else a for a in argv]
-    code = GC_SCRIPT.format(project=str(PROJECT), argv=argv, ends=ends)
-    res = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120)
-    assert res.returncode == 0, res.stderr
-    assert f"collector on: {stays_on}" in res.stderr

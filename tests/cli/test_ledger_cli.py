@@ -43,24 +43,21 @@ def test_fit_seed_case_an_empty_1gi_pool_refuses_2gi(tmp_path):
 
 
 def test_fit_validates_hugepages_before_fitting(tmp_path):
-    # a container's own hugepages are refused when the pod file is read, as the API server would
-    odd = manifest(tmp_path, "odd", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "3Mi"})
-    out = run("fit", odd, "--allocatable", NODE, "--json")
-    assert out.returncode == 2 and "not positive integer multiple" in out.stderr
-    alone = manifest(tmp_path, "alone", {"hugepages-2Mi": "4Mi"})
-    out = run("fit", alone, "--allocatable", NODE)
-    assert out.returncode == 2 and "require cpu or memory" in out.stderr
-    unequal = manifest(tmp_path, "uneq", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"},
-                       requests={"hugepages-2Mi": "2Mi"})
-    out = run("fit", unequal, "--allocatable", NODE)
-    assert out.returncode == 2 and "must be equal to hugepages-2Mi limit" in out.stderr
-    # an emptyDir medium of a size no container requests is refused before fit
+    # what the API server rejects never reaches fit: one line naming the field, exit 2
+    for name, limits, requests, detail in [
+            ("odd", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "3Mi"}, None, "not positive integer multiple"),
+            ("alone", {"hugepages-2Mi": "4Mi"}, None, "require cpu or memory"),
+            ("uneq", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"}, {"hugepages-2Mi": "2Mi"},
+             "must be equal to hugepages-2Mi limit")]:
+        res = run("fit", manifest(tmp_path, name, limits, requests=requests), "--allocatable", NODE, "--json")
+        assert res.returncode == 2 and res.stdout == "", name
+        assert detail in res.stderr and "spec.containers[0].resources" in res.stderr, res.stderr
+        assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.stderr
+    # what only the node can refuse (an emptyDir medium no container asks for) is a fit answer
     medium = manifest(tmp_path, "med", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"},
                       volumes=[{"name": "hp", "emptyDir": {"medium": "HugePages-1Gi"}}])
-    out = run("fit", medium, "--allocatable", NODE, "--json")
-    doc = json.loads(out.stdout)["pods"][0]
-    assert out.returncode == 1 and doc["reason"] == "PodInvalid"
-    assert any("medium HugePages-1Gi" in e for e in doc["invalid"])
+    doc = json.loads(run("fit", medium, "--allocatable", NODE, "--json").stdout)["pods"][0]
+    assert doc["reason"] == "PodInvalid" and any("medium HugePages-1Gi" in e for e in doc["invalid"])
     good = manifest(tmp_path, "good", {"cpu": "1", "memory": "1Gi", "hugepages-2Mi": "4Mi"},
                     volumes=[{"name": "hp", "emptyDir": {"medium": "HugePages-2Mi"}}])
     assert run("fit", good, "--allocatable", NODE).returncode == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from pynuma.errors import AllocationError
-from pynuma.policy.cpumanager.assign import take_by_topology
+from pynuma.policy.cpumanager.take import take_by_topology
 
 from ._cpu_common import cpus, topology
 from .vectors import vectors

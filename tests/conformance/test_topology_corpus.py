@@ -83,22 +83,48 @@ def differences(expected: dict, got: Topology) -> list:
     return diffs
 
 
-@pytest.fixture
-def scratch(tmp_path):
-    """Where to extract: tmpfs when there is one (dumps hold up to 16k small files), else tmp_path."""
+@pytest.fixture(scope="module")
+def every_dump(tmp_path_factory):
+    """Every corpus case extracted once: ``{name: root}``."""
+    base = conformance_dir() / "topology"
+    if not base.is_dir():
+        pytest.skip(f"conformance corpus {base} not found")
+    # tmpfs when there is one: dumps hold up to 16k small files
     shm = "/dev/shm"
     if os.path.isdir(shm) and os.access(shm, os.W_OK):
-        with tempfile.TemporaryDirectory(prefix="pynuma-corpus-", dir=shm) as d:
-            yield Path(d)
+        holder = tempfile.TemporaryDirectory(prefix="pynuma-corpus-", dir=shm)
+        scratch = Path(holder.name)
     else:
-        yield tmp_path
+        holder, scratch = None, tmp_path_factory.mktemp("corpus")
+    roots = {}
+    for param in _cases():
+        case = param.values[0]
+        (scratch / case.name).mkdir()
+        roots[case.name] = str(_extract(case, scratch / case.name))
+    yield roots
+    if holder is not None:
+        holder.cleanup()
 
 
 @pytest.mark.parametrize("case", _cases())
-def test_corpus_case(case, scratch):
+def test_corpus_case(case, every_dump):
     expected = json.loads((case / "expected.json").read_text())
-    root = _extract(case, scratch)
+    root = every_dump[case.name]
     topo = discover(str(root))
     assert differences(expected, topo) == []
     # the saved form stands in for the machine
     assert Topology.from_dict(json.loads(json.dumps(topo.to_dict()))) == topo
+
+
+def test_every_dump_gives_the_same_topology_on_every_path(every_dump):
+    from tests.fixtures.paths import both_paths
+
+    names = sorted(every_dump)
+    found = both_paths([every_dump[n] for n in names])
+    in_process = [discover(every_dump[n]).to_dict() for n in names]
+    for k, name in enumerate(names):
+        pure = found["pure"][k]
+        assert pure[0] == "ok", (name, pure)
+        assert pure[1] == json.loads(json.dumps(in_process[k])), name
+        if "native" in found:
+            assert found["native"][k] == pure, name

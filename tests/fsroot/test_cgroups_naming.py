@@ -104,7 +104,7 @@ def test_tricky_names_native_and_pure_agree(tmp_path, driver):
     fs = FsRoot(str(tmp_path))
     layout = detect(fs)
     args = (fs.root_fd, cgwalk._bases(layout, layout.kubepods), driver == k.SYSTEMD,
-            [tuple(s) for s in cgwalk._version(layout).file_specs([])], True, None)
+            [tuple(s) for s in cgwalk._file_specs(layout, [])], True, None)
     native, pure = impls["native"].walk(*args), impls["pure"].walk(*args)
     assert native == pure
     assert any(r[0] == 3 for r in pure)  # some containers were recognised

@@ -199,7 +199,7 @@ def test_native_and_pure_parse_garbage_alike(tmp_path, number, stat):
 
     layout = detect(fs)
     args = (fs.root_fd, cgwalk._bases(layout, layout.kubepods), True,
-            [tuple(s) for s in cgwalk._version(layout).file_specs(["2MB"])], True, None)
+            [tuple(s) for s in cgwalk._file_specs(layout, ["2MB"])], True, None)
     assert native.walk(*args) == pure.walk(*args)
 
 
@@ -213,7 +213,7 @@ def test_walks_in_threads_agree(tmp_path):
 
     layout = detect(fs)
     args = (fs.root_fd, cgwalk._bases(layout, layout.kubepods), True,
-            [tuple(s) for s in cgwalk._version(layout).file_specs(["2MB"])], True, None)
+            [tuple(s) for s in cgwalk._file_specs(layout, ["2MB"])], True, None)
     want = native.walk(*args)
     results = []
     threads = [threading.Thread(target=lambda: results.append(native.walk(*args))) for _ in range(4)]

@@ -72,7 +72,7 @@ def test_native_and_pure_records_agree(tmp_path):
     fs = FsRoot(str(tmp_path))
     layout = detect(fs)
     args = (fs.root_fd, cgwalk._bases(layout, layout.kubepods), True,
-            [tuple(s) for s in cgwalk._version(layout).file_specs(["2MB"])], True, None)
+            [tuple(s) for s in cgwalk._file_specs(layout, ["2MB"])], True, None)
     assert impls["native"].walk(*args) == impls["pure"].walk(*args)
 
 

@@ -6,7 +6,8 @@ import json
 import pytest
 
 from pynuma.cpuset import CPUSet
-from pynuma.discover import discover, last_record
+from bench.recording import RecordingFsRoot
+from pynuma.discover import discover
 from pynuma.model import Topology
 from tests.fixtures.sysfs_builder import Machine, cpulist, cpumask, put, remove
 
@@ -171,24 +172,24 @@ def test_cgroup2_without_cpuset_controller_is_no_restriction(tmp_path):
     assert discover(root).online_cpus == CPUSet([0, 1])
 
 
+def _recorded(root):
+    """``(topology, files read, directories listed)`` of one discovery."""
+    with RecordingFsRoot(str(root)) as fs:
+        topo = discover(fs)
+    return topo, fs.files_read, fs.dirs_listed
+
+
 def test_record_lists_files_and_dirs(tmp_path):
     root = Machine(packages=1, cores_per_node=2).write(tmp_path)
-    discover(root, record=True)
-    import pynuma.discover as d
-
-    files, dirs = d.last_record
+    _topo, files, dirs = _recorded(root)
     assert "/sys/devices/system/cpu/online" in files
     assert "/sys/devices/system/node" in dirs
     assert not any("cpufreq" in f or "acpi_cppc" in f for f in files)
-    assert last_record is None or isinstance(last_record, tuple)
 
 
 def test_group_files_read_once_per_group(tmp_path):
     root = Machine(packages=2, cores_per_node=4, threads=2).write(tmp_path)
-    discover(root, record=True)
-    import pynuma.discover as d
-
-    files = d.last_record[0]
+    _topo, files, _dirs = _recorded(root)
     # package masks: read from one CPU per package (plus the first CPU's name probe)
     assert sum(f.endswith("/package_cpus") for f in files) <= 3
     # L3 (index3) shared by a whole node: one read of its map per instance
@@ -241,28 +242,20 @@ def test_guess_arch_x86_kernel_width(text, arch):
     assert guess_arch(text) == arch
 
 
-@pytest.mark.parametrize("path", ["scan", "general"])
-def test_die_id_minus_one_is_no_die_and_its_files_are_read_once(tmp_path, path):
+def test_die_id_minus_one_is_no_die_and_its_files_are_read_once(tmp_path):
     # an architecture without dies: every CPU says die_id -1 and is its own die
     m = Machine(packages=2, cores_per_node=4, threads=2)
     root = m.write(tmp_path)
     for cpu in range(16):
         put(root, f"/sys/devices/system/cpu/cpu{cpu}/topology/die_id", "-1\n")
         put(root, f"/sys/devices/system/cpu/cpu{cpu}/topology/die_cpus", cpumask([cpu]) + "\n")
-    import pynuma.discover as d
-    from pynuma.fsroot import FsRoot
-
-    with FsRoot(root, record=True) as fs:
-        topo = discover(fs) if path == "scan" else d._general(fs, [], None)
-        files = fs.files_read
+    topo, files, _dirs = _recorded(root)
     assert [c.die for c in topo.cpus] == [-1] * 16
     assert sum("/die_" in f for f in files) == 2  # the first CPU's die_id and die_cpus, nothing more
 
 
 def test_a_real_die_id_is_still_read_per_die(tmp_path):
     root = Machine(packages=2, cores_per_node=4, threads=2).write(tmp_path)  # die 0 of each package
-    topo = discover(root, record=True)
-    import pynuma.discover as d
-
-    assert sum(f.endswith("/die_id") for f in d.last_record[0]) == 2  # one per die
+    topo, files, _dirs = _recorded(root)
+    assert sum(f.endswith("/die_id") for f in files) == 2  # one per die
     assert {c.die for c in topo.cpus} == {0}

@@ -169,25 +169,6 @@ def test_binary_si_matches_quantity(n):
     assert _binary_si(n * 1024) == str(Quantity(n * 1024, BINARY_SI))
 
 
-@pytest.mark.parametrize("enabled_before", [True, False])
-def test_the_collector_is_off_while_the_command_runs_and_restored_after(root, monkeypatch, capsys, enabled_before):
-    import gc
-
-    import pynuma.cli.topology as command
-
-    seen = []
-    real_run = command._run
-    monkeypatch.setattr(command, "_run", lambda opts: seen.append(gc.isenabled()) or real_run(opts))
-    (gc.enable if enabled_before else gc.disable)()
-    try:
-        assert command.main(["--json", "--root", str(root)]) == 0
-        assert seen == [False]
-        assert gc.isenabled() == enabled_before
-    finally:
-        gc.enable()
-    assert json.loads(capsys.readouterr().out)["online_cpus"]
-
-
 @pytest.mark.parametrize("package_id,label", [(None, "Package P#1"), (-1, "Package (CPUs")])
 def test_tree_prints_each_node_once_when_nodes_span_packages(tmp_path, package_id, label):
     # CPUs 0-1 in package 0, 2-3 in package 1; the nodes interleave them so each node spans both packages

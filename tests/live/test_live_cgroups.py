@@ -67,6 +67,6 @@ def test_walk_live_is_consistent_across_backends():
         return
     impls = _impl.implementations("cgwalk")
     args = (fs.root_fd, cgwalk._bases(layout, layout.kubepods), layout.driver == "systemd",
-            [tuple(s) for s in cgwalk._version(layout).file_specs(cgwalk.huge_sizes(fs))], False, None)
+            [tuple(s) for s in cgwalk._file_specs(layout, cgwalk.huge_sizes(fs))], False, None)
     got = {k: m.walk(*args)[0][:6] for k, m in impls.items()}
     assert len(set(map(tuple, got.values()))) == 1

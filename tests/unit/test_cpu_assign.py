@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from pynuma.cpuset import CPUSet
 from pynuma.errors import AllocationError
-from pynuma.policy.cpumanager.assign import Accumulator, take_by_topology, take_packed
+from pynuma.policy.cpumanager.assign import Accumulator, take_packed
+from pynuma.policy.cpumanager.take import take_by_topology
 
 from .cpu_fixtures import DUAL_NODE_HT, QUAD_NODE, SETTINGS, SINGLE_HT, machines_and_sets
 

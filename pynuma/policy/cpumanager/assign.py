@@ -19,7 +19,7 @@ derives every ordering from the topology's per-unit bitmaps.
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Mapping, Optional, Tuple
+from typing import Iterable, List, Tuple
 
 from ...cpuset import CPUSet
 from ...errors import AllocationError
@@ -242,25 +242,3 @@ def take_packed(topo: CPUTopology, available, count: int, spread: bool = False,
     Raises :class:`AllocationError` when ``available`` is too small.
     """
     return CPUSet.from_bits(take_packed_bits(topo, _bits(available), count, spread, uncore))
-
-
-def take_by_topology(topo: CPUTopology, available, count: int, options: Optional[Mapping] = None) -> CPUSet:
-    """Pick ``count`` CPUs as the static policy does for the given option flags.
-
-    ``options`` keys are the kubelet option names with boolean values
-    (absent = off); ``cpu_group_size`` overrides the distributed group size,
-    which is otherwise CPUs-per-core with ``full-pcpus-only`` and 1 without.
-    """
-    opts = options or {}
-    if count < 0:
-        raise ValueError(f"negative CPU count {count}")
-    spread = bool(opts.get("distribute-cpus-across-cores"))
-    if opts.get("distribute-cpus-across-numa"):
-        group = opts.get("cpu_group_size")
-        if group is None:
-            group = topo.cpus_per_core() if opts.get("full-pcpus-only") else 1
-        from .distribute import take_distributed
-
-        return take_distributed(topo, available, count, max(int(group), 1), spread)
-    return take_packed(topo, available, count, spread, bool(opts.get("prefer-align-cpus-by-uncorecache")))
-

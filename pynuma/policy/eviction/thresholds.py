@@ -313,7 +313,7 @@ def update_containerfs_thresholds(
     removed = []
     for target, source in ((CONTAINERFS_AVAILABLE, bytes_src), (CONTAINERFS_INODES_FREE, inodes_src)):
         for hard in (True, False):
-            s = src.get((_split_layout_source(source, hard, dedicated_image_fs, container_fs_separate), hard))
+            s = src.get((source, hard))
             derived = None if s is None else replace(s, signal=target, grace_period=0.0 if hard else s.grace_period)
             slot = slots.get((target, hard))
             if slot is not None:
@@ -325,22 +325,6 @@ def update_containerfs_thresholds(
                 out.append(derived)
     out = [t for i, t in enumerate(out) if i not in removed]
     return out, error
-
-
-def _split_layout_source(source: str, hard: bool, dedicated_image_fs: bool, container_fs_separate: bool) -> str:
-    """Which nodefs threshold a containerfs one copies in the split layout.
-
-    Deviation, on purpose: upstream ``helpers.go`` copies ``nodefs.inodesFree``
-    for the hard ``containerfs.inodesFree`` threshold in every layout, but the
-    shared conformance data (thresholds.json, "container and image are
-    separate") expects the hard ``nodefs.available`` value there when image
-    and writable-layer filesystems are both separate from nodefs.  The data is
-    our ground truth, so the split layout follows it; single-filesystem and
-    dedicated-image-fs layouts follow upstream.  Reported to the data's owners.
-    """
-    if hard and source == NODEFS_INODES_FREE and dedicated_image_fs and container_fs_separate:
-        return NODEFS_AVAILABLE
-    return source
 
 
 def thresholds_from_config(cfg: Mapping, defaults: Optional[Mapping[str, str]] = DEFAULT_EVICTION_HARD) -> List[Threshold]:

@@ -1,53 +1,23 @@
-"""The one-pass native scan gives exactly the general path's topology, or declines.
+"""Discovery gives the same answer on the native path and on the pure one, on every kind of tree.
 
-Each case discovers the same tree twice, once with the scan and once by the
-general path (``pynuma.discover._SCAN`` off), and the two must agree in
-everything, warnings and errors included.  The scan's pure twin is compared
-with the native scan directly.
+There is one set of rules (``pynuma.discover``); the paths differ in the
+reader and parsers under them.  Regular machines, trees with one odd file,
+odd bytes anywhere discovery reads and symlinks out of the CPU directory are
+discovered by both paths (each in one process for all trees), and the
+outcomes -- topology, warnings or error -- must be equal.
 """
 from __future__ import annotations
 
 import os
+import random
 
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-import pynuma.discover as disc
-from pynuma import _impl
 from pynuma.fsroot import FsRoot
+from tests.fixtures.paths import both_paths
 from tests.fixtures.sysfs_builder import Machine, cpumask, put, remove
 
 CPU = "/sys/devices/system/cpu"
 NODE = "/sys/devices/system/node"
-
-needs_native = pytest.mark.skipif("native" not in _impl.implementations("fsread"), reason="native fsread not built")
-
-
-def _outcome(root, scan: bool):
-    saved = disc._SCAN
-    disc._SCAN = scan and _impl.is_native("fsread")
-    try:
-        topo = disc.discover(root)
-    except Exception as err:  # the general path's errors must be the scan's too
-        return ("error", type(err).__name__, str(err))
-    finally:
-        disc._SCAN = saved
-    return ("ok", topo.to_dict(), topo.warnings)
-
-
-def _same_both_ways(root):
-    fast, general = _outcome(root, True), _outcome(root, False)
-    assert fast == general
-    return fast
-
-
-def _native_scan(root):
-    """The native scan's status on a tree (reading the CPU sets itself)."""
-    from pynuma import _native_fsread
-
-    with FsRoot(str(root)) as fs:
-        return _native_fsread.scan(fs.root_fd, None, None, True, False)[0]
+ROUNDS = int(os.environ.get("PYNUMA_FUZZ_SCALE", "1"))
 
 
 def _slit(root, matrix):
@@ -72,16 +42,7 @@ SHAPES = [
 ]
 
 
-@needs_native
-@pytest.mark.parametrize("shape", SHAPES, ids=[str(i) for i in range(len(SHAPES))])
-def test_regular_machines_take_the_scan_and_agree(tmp_path, shape):
-    root = Machine(**shape).write(tmp_path)
-    assert _native_scan(root) == "ok"  # a regular tree: the scan answers
-    outcome = _same_both_ways(root)
-    assert outcome[0] == "ok" and outcome[2] == ()
-
-
-# edits that make a tree unusual: the scan must decline, the answer stay the general path's
+# edits that make a tree unusual
 EDITS = {
     "garbage cache size": lambda r: put(r, f"{CPU}/cpu2/cache/index2/size", "lots\n"),
     "tab-only cache size": lambda r: put(r, f"{CPU}/cpu2/cache/index1/size", "\t\n"),
@@ -169,82 +130,6 @@ EDITS = {
 }
 
 
-@needs_native
-@pytest.mark.parametrize("name", sorted(EDITS))
-def test_unusual_trees_give_the_general_answer(tmp_path, name):
-    root = Machine(packages=2, nodes_per_package=2, cores_per_node=4, threads=2, offline=[5]).write(tmp_path)
-    EDITS[name](root)
-    _same_both_ways(root)
-
-
-@needs_native
-@settings(max_examples=40)
-@given(packages=st.integers(1, 3), nodes=st.integers(1, 2), cores=st.integers(1, 3), threads=st.integers(1, 2),
-       offline=st.sets(st.integers(0, 35), max_size=3), new_names=st.booleans(), caches=st.booleans(),
-       numa_dir=st.booleans(), online_file=st.booleans(), edits=st.lists(st.sampled_from(sorted(EDITS)), max_size=2))
-def test_any_machine_either_way(tmp_path_factory, packages, nodes, cores, threads, offline, new_names, caches,
-                                numa_dir, online_file, edits):
-    machine = Machine(packages=packages, nodes_per_package=nodes, cores_per_node=cores, threads=threads,
-                      new_names=new_names, caches=caches, numa_dir=numa_dir, online_file=online_file)
-    machine.offline = {c for c in offline if 0 < c < len(machine.cpus)}  # keep CPU 0 online
-    root = machine.write(tmp_path_factory.mktemp("m"))
-    for name in edits:
-        try:
-            EDITS[name](root)
-        except OSError:
-            pass  # an edit of a file this shape does not have
-    _same_both_ways(root)
-
-
-@needs_native
-@pytest.mark.parametrize("shape", SHAPES[:3] + SHAPES[-1:], ids=["0", "1", "2", "no-online-file"])
-def test_native_scan_equals_its_pure_twin(tmp_path, shape):
-    from pynuma import _native_fsread, _pure_fsread
-
-    root = Machine(**shape).write(tmp_path)
-    with FsRoot(root) as fs:
-        reported = sum(1 << c for c in Machine(**shape).online)
-        for args in ((None, None), (reported, None), (reported, 0b1), (reported, 0b11)):
-            native = _native_fsread.scan(fs.root_fd, *args, True, True)
-            pure = _pure_fsread.scan(fs.root_fd, *args, True, True)
-            assert native[0] == "ok" and native[:3] == pure[:3]
-            assert set(native[3][0]) <= set(pure[3][0])  # the general path may read a file more than once
-
-
-@needs_native
-def test_record_lists_what_the_scan_read(tmp_path):
-    root = Machine(packages=2, cores_per_node=2, threads=2).write(tmp_path)
-    disc.discover(root, record=True)
-    files, dirs = disc.last_record
-    assert f"{CPU}/cpu0/topology/core_cpus" in files and f"{CPU}/cpu1/topology/core_id" in files
-    assert f"{NODE}/node0/meminfo" in files and NODE in dirs and f"{CPU}/cpu0/cache" in dirs
-    assert sum(f.endswith("index3/shared_cpu_map") for f in files) == 2  # an L3 per node, each read once
-    assert all(f.startswith("/") for f in files + dirs)
-
-
-def test_make_records_builds_frozen_records(backend):
-    from pynuma.cpuset import CPUSet
-    from pynuma.model import Cache
-
-    fsread = backend("fsread")
-    rows = [(1, "Data", 32768, i, CPUSet([i])) for i in range(3)] + [[3, "Unified", None, None, CPUSet()]]
-    made = fsread.make_records(Cache, rows)
-    assert made == [Cache(*row) for row in rows]
-    with pytest.raises(AttributeError):
-        made[0].level = 2
-    with pytest.raises(ValueError):
-        fsread.make_records(Cache, [(1, "Data")])
-    assert fsread.make_records(Cache, []) == []
-
-
-def test_fsread_twins_offer_the_same_functions():
-    from tests.fixtures.twins import twin_functions
-
-    names = twin_functions("fsread")
-    assert {"scan", "group_walk", "make_records", "read_many_text"} <= set(names)
-
-
-# odd bytes anywhere the scan reads: it must never crash, and its answer (or error) stays the general path's
 _TARGETS = [f"{CPU}/online", f"{CPU}/possible", f"{CPU}/offline", f"{CPU}/cpu0/topology/core_cpus",
             f"{CPU}/cpu2/topology/core_id", f"{CPU}/cpu0/topology/package_cpus", f"{CPU}/cpu4/topology/die_cpus",
             f"{CPU}/cpu0/cache/index0/level", f"{CPU}/cpu2/cache/index3/shared_cpu_map",
@@ -268,54 +153,6 @@ def _write_atoms(root, changes):
             f.write(b"".join(atoms))
 
 
-@needs_native
-@settings(max_examples=60)
-@given(changes=st.lists(st.tuples(st.sampled_from(_TARGETS), st.lists(st.sampled_from(_ATOMS), min_size=1,
-                                                                        max_size=3)), min_size=1, max_size=3))
-def test_odd_bytes_anywhere(tmp_path_factory, changes):
-    root = Machine(packages=2, nodes_per_package=2, cores_per_node=2, threads=2, offline=[3]).write(
-        tmp_path_factory.mktemp("odd"))
-    _write_atoms(root, changes)
-    _same_both_ways(root)
-
-
-@needs_native
-def test_a_slit_does_not_stop_the_scan_and_wins(tmp_path):
-    root = Machine(packages=2, nodes_per_package=1, cores_per_node=2).write(tmp_path)
-    _slit(root, [[10, 32], [32, 10]])
-    assert _native_scan(root) == "ok"
-    topo = _same_both_ways(root)
-    assert topo[1]["distances"]["matrix"] == [[10, 32], [32, 10]]
-    assert any("disagree" in w for w in topo[2])
-
-
-@needs_native
-@settings(max_examples=25)
-@given(changes=st.lists(st.tuples(st.sampled_from(_TARGETS), st.lists(st.sampled_from(_ATOMS), min_size=1,
-                                                                        max_size=2)), max_size=2))
-def test_threads_change_nothing_but_time(tmp_path_factory, changes):
-    # the scan's parts may run on several threads: its answer, its record and its first error
-    # (irregular trees included) are the same for any number of them
-    from pynuma import _native_fsread
-
-    root = Machine(packages=2, nodes_per_package=2, cores_per_node=4, threads=2, offline=[9]).write(
-        tmp_path_factory.mktemp("threads"))
-    _write_atoms(root, changes)
-    with FsRoot(str(root)) as fs:
-        results = {n: _native_fsread.scan(fs.root_fd, None, None, True, True, n) for n in (1, 2, 3, 8)}
-    assert all(result == results[1] for result in results.values())
-    if not changes:
-        assert results[1][0] == "ok"
-
-
-@pytest.mark.parametrize("value, threads", [("", 0), ("1", 1), ("3", 3), ("x", 0), ("-2", 0)])
-def test_scan_threads_from_the_environment(monkeypatch, value, threads):
-    from pynuma import fsroot
-
-    monkeypatch.setenv("PYNUMA_SCAN_THREADS", value)
-    assert fsroot._scan_threads() == threads
-
-
 def _move_and_link(root, path: str, new_home: str, link: str) -> None:
     """Move ``path`` (absolute in the tree) to ``new_home`` and leave a symlink ``link`` in its place."""
     base = os.path.join(str(root), path.lstrip("/"))
@@ -325,8 +162,8 @@ def _move_and_link(root, path: str, new_home: str, link: str) -> None:
     os.symlink(link, base)
 
 
-@needs_native
-@pytest.mark.parametrize("path, new_home, link", [
+
+LINKS = [
     # an absolute symlink: it restarts from the dump's root, never from the CPU directory
     (f"{CPU}/cpu3", "/sys/devices/cpu3_moved", "/sys/devices/cpu3_moved"),
     # a relative symlink climbing above the CPU directory
@@ -335,19 +172,76 @@ def _move_and_link(root, path: str, new_home: str, link: str) -> None:
     (f"{CPU}/cpu1/topology", f"{CPU}/topology_of_cpu1", "../topology_of_cpu1"),
     # a file leading to the dump's own /etc (absent here): as missing as it is for the general path
     (f"{CPU}/cpu0/topology/core_id", "/sys/core_id_of_cpu0", "/sys/core_id_of_cpu0"),
-])
-def test_symlinks_out_of_the_cpu_directory_resolve_from_the_root(tmp_path, path, new_home, link):
-    # the scan looks the per-CPU files up from the CPU directory; a link that leaves it is
-    # resolved from the root instead, as every other read is
+]
+
+
+def _agree(roots):
+    """The outcomes of ``roots`` by every path, asserting they are equal; the pure path's are returned."""
+    found = both_paths(roots)
+    if "native" in found:
+        for root, native, pure in zip(roots, found["native"], found["pure"]):
+            assert native == pure, root
+    return found["pure"]
+
+
+def test_regular_machines_agree_without_warnings(tmp_path):
+    roots = [Machine(**shape).write(tmp_path / str(i)) for i, shape in enumerate(SHAPES)]
+    for outcome in _agree(roots):
+        assert outcome[0] == "ok" and outcome[2] == []
+
+
+def test_unusual_trees_agree(tmp_path):
+    roots = []
+    for i, name in enumerate(sorted(EDITS)):
+        root = Machine(packages=2, nodes_per_package=2, cores_per_node=4, threads=2, offline=[5]).write(
+            tmp_path / str(i))
+        EDITS[name](root)
+        roots.append(root)
+    _agree(roots)
+
+
+def test_any_machine_with_any_edits_agrees(tmp_path):
+    rng = random.Random(1234)
+    roots = []
+    for i in range(20 * ROUNDS):
+        machine = Machine(packages=rng.randint(1, 3), nodes_per_package=rng.randint(1, 2),
+                          cores_per_node=rng.randint(1, 3), threads=rng.randint(1, 2),
+                          new_names=rng.random() < 0.5, caches=rng.random() < 0.8, numa_dir=rng.random() < 0.8,
+                          online_file=rng.random() < 0.8)
+        machine.offline = {c for c in rng.sample(range(36), 3) if 0 < c < len(machine.cpus)}
+        root = machine.write(tmp_path / str(i))
+        for name in rng.sample(sorted(EDITS), rng.randint(0, 2)):
+            try:
+                EDITS[name](root)
+            except OSError:
+                pass  # an edit of a file this shape does not have
+        roots.append(root)
+    _agree(roots)
+
+
+def test_odd_bytes_anywhere_agree(tmp_path):
+    rng = random.Random(99)
+    roots = []
+    for i in range(30 * ROUNDS):
+        root = Machine(packages=2, nodes_per_package=2, cores_per_node=2, threads=2, offline=[3]).write(
+            tmp_path / str(i))
+        _write_atoms(root, [(rng.choice(_TARGETS), rng.choices(_ATOMS, k=rng.randint(1, 3)))
+                            for _ in range(rng.randint(1, 3))])
+        roots.append(root)
+    _agree(roots)
+
+
+def test_symlinks_inside_the_dump_are_followed_alike(tmp_path):
     shape = dict(packages=2, cores_per_node=2, threads=2)
-    plain = _same_both_ways(Machine(**shape).write(tmp_path / "plain"))
-    root = Machine(**shape).write(tmp_path / "linked")
-    _move_and_link(root, path, new_home, link)
-    assert _native_scan(root) == "ok"
-    assert _same_both_ways(root) == plain
+    roots = [Machine(**shape).write(tmp_path / "plain")]
+    for i, (path, new_home, link) in enumerate(LINKS):
+        root = Machine(**shape).write(tmp_path / str(i))
+        _move_and_link(root, path, new_home, link)
+        roots.append(root)
+    plain, *linked = _agree(roots)
+    assert all(outcome == plain for outcome in linked)
 
 
-@needs_native
 def test_a_symlink_out_of_the_root_stays_in_the_root(tmp_path):
     root = Machine(packages=1, cores_per_node=2, threads=2).write(tmp_path)
     core_id = os.path.join(str(root), CPU.lstrip("/"), "cpu1/topology/core_id")
@@ -355,4 +249,12 @@ def test_a_symlink_out_of_the_root_stays_in_the_root(tmp_path):
     os.symlink("/proc/self/status", core_id)  # this machine's file: must read as the dump's (absent) one
     with FsRoot(root) as fs:
         assert fs.read_optional(f"{CPU}/cpu1/topology/core_id") is None
-    assert _outcome(root, True) == _outcome(root, False)
+    _agree([root])
+
+
+def test_a_slit_wins_over_the_rows(tmp_path):
+    root = Machine(packages=2, nodes_per_package=1, cores_per_node=2).write(tmp_path)
+    _slit(root, [[10, 32], [32, 10]])
+    (outcome,) = _agree([root])
+    assert outcome[1]["distances"]["matrix"] == [[10, 32], [32, 10]]
+    assert any("disagree" in w for w in outcome[2])
