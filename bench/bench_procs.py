@@ -39,6 +39,33 @@ def numastat_each(numastat: str, pids) -> float:
     return time.perf_counter() - t0
 
 
+def in_process(rounds: int):
+    """Best times of ``processes()`` with the reader overlapping psutil (as shipped) and without, interleaved."""
+    sys.path.insert(0, PROJECT)
+    from pynuma import _impl
+    import pynuma.procs as procs
+    from pynuma.discover import discover
+
+    if not _impl.is_native("procs"):
+        return None
+    topo = discover("/")
+    real = procs._impl.is_native
+    together, apart = [], []
+    try:
+        for _ in range(rounds):
+            procs._impl.is_native = real
+            t0 = time.perf_counter()
+            procs.processes(topology=topo)
+            together.append(time.perf_counter() - t0)
+            procs._impl.is_native = lambda area: False if area == "procs" else real(area)
+            t0 = time.perf_counter()
+            procs.processes(topology=topo)
+            apart.append(time.perf_counter() - t0)
+    finally:
+        procs._impl.is_native = real
+    return together, apart
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--spawn", type=int, default=0, help="idle processes to start first (default 0)")
@@ -69,12 +96,18 @@ def main() -> int:
             times["pynuma procs (pure)"].append(timed(cmd, pure_env)[0])
             times["numastat -p, each pid"].append(numastat_each(numastat, pids))
             times["numastat -p, all pids"].append(timed([numastat, "-p", *map(str, pids)])[0])
+        overlap = in_process(args.rounds)
         base = min(times["pynuma procs (native)"])
         print(f"{count} processes listed ({args.spawn} idle ones spawned), {args.rounds} interleaved rounds")
         print(f"{'command':<26}{'cold s':>9}{'best s':>9}{'median s':>10}{'best / native':>15}")
         for name, values in times.items():
             print(f"{name:<26}{values[0]:>9.3f}{min(values):>9.3f}{statistics.median(values):>10.3f}"
                   f"{min(values) / base:>14.1f}x")
+        if overlap:
+            together, apart = overlap
+            print(f"\nin process, pynuma.processes() of every process: reader and psutil overlapped "
+                  f"{min(together):.3f} s, one after the other {min(apart):.3f} s "
+                  f"(best; apart / overlapped = {min(apart) / min(together):.2f}x)")
     finally:
         for kid in kids:
             kid.kill()

@@ -48,7 +48,7 @@ def select(area: str) -> "ModuleType":
 
 
 #: every area that has a native module and a pure twin
-AREAS = ("acpi", "bitmap", "cgwalk", "fsread", "membench", "merge", "sys")
+AREAS = ("acpi", "bitmap", "cgwalk", "fsread", "membench", "merge", "procs", "sys")
 
 
 def _areas(area: "Optional[str]") -> "Tuple[str, ...]":

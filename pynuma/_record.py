@@ -31,6 +31,10 @@ class _RecordType(type):
     def __new__(mcls, name, bases, ns, **kwargs):
         if not any(isinstance(b, _RecordType) for b in bases):  # Record itself
             return super().__new__(mcls, name, bases, ns, **kwargs)
+        # the field getters, equality and repr index and iterate the underlying tuple
+        overridden = sorted({"__getitem__", "__iter__", "__len__"} & set(ns))
+        if overridden:
+            raise TypeError(f"{name}: a record is a tuple underneath and cannot override {', '.join(overridden)}")
         if "_fields" in ns:
             fields = tuple(ns["_fields"])
             defaults = dict(ns.get("_defaults", {}))

@@ -31,14 +31,6 @@ def features() -> Dict[str, Any]:
     return info
 
 
-class _CallableModule(type(os)):
-    """Lets ``pynuma.features()`` work even after ``import pynuma.features``
-    has bound the submodule over the lazy attribute of the same name."""
+from ._callable_module import make_module_callable  # noqa: E402
 
-    def __call__(self) -> Dict[str, Any]:
-        return features()
-
-
-import sys as _sys  # noqa: E402
-
-_sys.modules[__name__].__class__ = _CallableModule
+make_module_callable(__name__, features)  # pynuma.features() after ``import pynuma.features`` too

@@ -41,7 +41,7 @@ class MembenchResult(Record):
     ``normalised``: each row of the latency matrix scaled so that the local
     entry is 10 (SLIT convention); ``firmware``: the firmware/sysfs distances
     for the same pairs, or ``None``.  ``memory_bound`` is False when buffers
-    could not be bound to nodes (pure-Python build): then only first-touch
+    could not be bound to nodes (no native core and no cffi): then only first-touch
     (local) memory was measured.
     """
 
@@ -221,7 +221,7 @@ def run(topology=None, size: Optional[int] = None, duration: float = 0.5, thread
     mem_nodes = [n.id for n in topology.numa_nodes if n.has_memory] if mem_nodes is None else list(mem_nodes)
     bound = bind.mempolicy_supported()
     if not bound:
-        warnings.append("memory policy unavailable (pure-Python build): only local first-touch memory measured")
+        warnings.append("memory policy unavailable (no native core, no cffi): only local first-touch memory measured")
     pairs = [(i, j) for i in cpu_nodes for j in mem_nodes if bound or i == j]
     lat = [[None] * len(mem_nodes) for _ in cpu_nodes]
     rd = [[None] * len(mem_nodes) for _ in cpu_nodes]

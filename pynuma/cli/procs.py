@@ -30,7 +30,7 @@ def build_parser():
 
     p.add_argument("--sort", choices=sorted(SORTS), default="pid",
                    help="order: pid, or largest first remote share / memory / CPU time")
-    _common.add_json(p)
+    p.add_argument("--json", action="store_true", help="print a JSON list, one object per process, instead of a table")
     _common.add_root(p)
     return p
 

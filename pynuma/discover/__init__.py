@@ -157,3 +157,7 @@ def guess_arch(cpuinfo_head: str) -> str:
 from ..parse import memoized as _memoized  # noqa: E402
 
 _guess_arch_memo = _memoized(guess_arch, 16)
+
+from .._callable_module import make_module_callable  # noqa: E402
+
+make_module_callable(__name__, discover)  # pynuma.discover() after ``import pynuma.discover.X`` too

@@ -1,6 +1,7 @@
 """The frozen records :func:`pynuma.processes` returns, and their JSON form."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple
 
 from .._record import Record
@@ -78,7 +79,8 @@ def frozen_mapping(values: Dict[int, int]) -> Mapping[int, int]:
     return _Proxy(dict(sorted(values.items())))
 
 
-class Processes(Record):
+@dataclass(frozen=True)
+class Processes:
     """A listing: the processes found (``placements``) and what was skipped.
 
     ``vanished`` counts processes that exited while being read, ``denied``
@@ -97,9 +99,6 @@ class Processes(Record):
     refused: Tuple[int, ...]
     warnings: Tuple[str, ...]
 
-    _fields = ("placements", "vanished", "denied", "kernel_threads", "missing", "refused", "warnings")
-    __slots__ = _fields
-
     def __iter__(self) -> Iterator[ProcessPlacement]:
         return iter(self.placements)
 
@@ -108,3 +107,9 @@ class Processes(Record):
 
     def __getitem__(self, index: int) -> ProcessPlacement:
         return self.placements[index]
+
+    def replace(self, **changes: Any) -> "Processes":
+        """A copy with ``changes`` applied."""
+        from dataclasses import replace
+
+        return replace(self, **changes)

@@ -121,6 +121,22 @@ def test_run_without_memory_policy_calls_measures_only_local_memory(monkeypatch)
             assert (value is None) == (result.cpu_nodes[i] != result.mem_nodes[j])
 
 
+def test_run_with_the_pure_loops_binds_memory_through_cffi(monkeypatch):
+    from pynuma import bind
+    from pynuma.discover import discover
+
+    pure_sys = _impl.implementations("sys")["pure"]
+    if not pure_sys.mempolicy_supported():
+        pytest.skip("cffi cannot make memory-policy calls here")
+    monkeypatch.setattr(membench, "_bench", _impl.implementations("membench")["pure"])
+    monkeypatch.setattr(bind.affinity, "_sys", pure_sys)
+    monkeypatch.setattr(bind.mempolicy, "_sys", pure_sys)
+    result = membench.run(discover(), size=8192, duration=0.001)
+    assert result.memory_bound
+    assert not any("memory policy unavailable" in w for w in result.warnings)
+    assert any(value for row in result.latency_ns for value in row if value is not None)
+
+
 def test_normalise_scales_rows_to_local_10():
     got = membench.normalise([[100.0, 210.0], [190.0, 95.0]], [0, 1], [0, 1])
     assert got == [[10, 21], [20, 10]]

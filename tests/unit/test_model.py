@@ -58,6 +58,13 @@ def test_subclass_must_declare_slots():
             _fields = ("a",)
 
 
+@pytest.mark.parametrize("method", ["__getitem__", "__iter__", "__len__"])
+def test_a_record_cannot_override_its_tuple_access(method):
+    # its field getters and repr go through the tuple: an override would make them recurse or lie
+    with pytest.raises(TypeError, match=method):
+        type("Listing", (Record,), {"__annotations__": {"items": tuple}, method: lambda self, *a: None})
+
+
 def test_node_with_mapping_is_hashable():
     topo = _topology()
     assert hash(topo.numa_nodes[0]) == hash(topo.numa_nodes[0].replace())
