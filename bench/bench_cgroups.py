@@ -5,15 +5,18 @@ Builds synthetic kubelet trees (realistic v1 and v2 file sets, systemd driver)
 on tmpfs (/dev/shm when present), then for 1,000 and 10,000 container cgroups
 (two containers per pod) times, best of several runs:
 
-* floor   -- a minimal C program (compiled here) that lists the same
-             directories and open/read/closes the same files by absolute path;
+* floor   -- a minimal C program (compiled here) that opens, lists and reads
+             what the walker does, the way it does: each directory relative to
+             its parent's fd, each file relative to its cgroup's directory (a
+             container's as "container/file" below its pod), one read() per file,
+             timing itself (CPU time) per pass;
 * native  -- ``pynuma._native_cgwalk.walk`` (C, GIL released), raw records;
 * pure    -- ``pynuma._pure_cgwalk.walk``, raw records;
 * objects -- building ``PodCgroupStats`` values from native records.
 
-Prints microseconds per cgroup and the ratios the issue asks for
-(native/floor <= 1.3, pure/native >= 5, objects < 2 us per cgroup).
-Usage: python3 bench/bench_cgroups.py [--sizes 1000,10000] [--repeat 5] [--keep]
+Rows run in interleaved rounds; each prints its cold first call, min and
+median per walk, the per-round median ratio to the floor, and microseconds
+per cgroup.  Usage: python3 bench/bench_cgroups.py [--sizes 1000,10000] [--rounds 7]
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
 from pynuma import _impl  # noqa: E402
 from pynuma.cgroups import walk as cgwalk  # noqa: E402
@@ -35,6 +39,8 @@ from pynuma.cgroups.detect import detect  # noqa: E402
 from pynuma.cgroups.synthetic import build_tree, make_pods  # noqa: E402
 from pynuma.fsroot import FsRoot  # noqa: E402
 
+from _harness import measure, print_table  # noqa: E402
+
 FLOOR_C = r"""
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -42,9 +48,15 @@ FLOOR_C = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-/* argv[1]: list file: "D <dir>" = list it, "F <file>" = open/read/close it. Prints best ns of argv[2] runs. */
+/* argv[1]: a plan, one step a line, opened the way pynuma's walker opens:
+ *   "B <path>"      open a base directory (absolute, once per hierarchy)
+ *   "L <d> <name>"  open <name> below directory step <d> and list it (getdents64)
+ *   "O <d> <name>"  open <name> below step <d> (another hierarchy's copy: not listed)
+ *   "F <d> <rel>"   open <rel> below step <d> ("file" or "container/file"), one read(), close
+ * Directories stay open until the end of the pass.  Prints one sample (ns) per pass, argv[2] passes. */
 int main(int argc, char **argv) {
     FILE *f = fopen(argv[1], "r");
     int reps = atoi(argv[2]);
@@ -56,30 +68,40 @@ int main(int argc, char **argv) {
         if (n == cap) lines = realloc(lines, (cap *= 2) * sizeof *lines);
         lines[n++] = strdup(line);
     }
-    static char buf[65536];
-    long best = -1, sink = 0;
+    int *fds = malloc((n + 1) * sizeof *fds);
+    static char buf[65536], dbuf[32768];
+    long sink = 0;
     for (int r = 0; r < reps; r++) {
         struct timespec a, b;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
         for (size_t i = 0; i < n; i++) {
-            if (lines[i][0] == 'D') {
-                DIR *d = opendir(lines[i] + 2);
-                if (!d) continue;
-                struct dirent *e;
-                while ((e = readdir(d))) sink += e->d_type;
-                closedir(d);
-            } else {
-                int fd = open(lines[i] + 2, O_RDONLY | O_CLOEXEC);
+            char *l = lines[i], *rest;
+            fds[i] = -1;
+            if (l[0] == 'B') {
+                fds[i] = open(l + 2, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+                continue;
+            }
+            long d = strtol(l + 2, &rest, 10);
+            rest++;
+            int dfd = fds[d];
+            if (dfd < 0) continue;
+            if (l[0] == 'F') {
+                int fd = openat(dfd, rest, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
                 if (fd < 0) continue;
                 sink += read(fd, buf, sizeof buf);
                 close(fd);
+                continue;
             }
+            fds[i] = openat(dfd, rest, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+            if (l[0] == 'L' && fds[i] >= 0)
+                while ((d = syscall(SYS_getdents64, fds[i], dbuf, sizeof dbuf)) > 0) sink += d;
         }
+        for (size_t i = 0; i < n; i++)
+            if (fds[i] >= 0) close(fds[i]);
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-        long ns = (b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec);
-        if (best < 0 || ns < best) best = ns;
+        printf("%ld\n", (b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec));
     }
-    printf("%ld %ld\n", best, sink & 1);
+    fprintf(stderr, "%ld\n", sink & 1);
     return 0;
 }
 """
@@ -94,30 +116,43 @@ def compile_floor(workdir: str) -> str:
     return exe
 
 
-def floor_list(root: str, layout, records, specs) -> list:
-    """The directories the walker lists and the files it reads, as absolute host paths."""
+def floor_plan(root: str, layout, records, specs) -> list:
+    """The walker's opens as floor steps: directories relative to their parent, files relative to
+    their cgroup's directory, containers' files as "container/file" below the pod (leaves are read,
+    never listed or opened)."""
     hier = [layout.hierarchy(c) for c in cgwalk._version(layout).controllers()]
     kp = layout.kubepods
-    lines = []
+    steps: list = []
+    dirs: dict = {}
+
+    def open_dir(base: int, rel: str) -> int:
+        key = (base, rel)
+        if key not in dirs:
+            if not rel:
+                steps.append(f"B {root + hier[base] + kp}")
+            else:
+                parent, _, name = rel.rpartition("/")
+                p = open_dir(base, parent)
+                steps.append(f"{'L' if base == 0 else 'O'} {p} {name}")
+            dirs[key] = len(steps) - 1
+        return dirs[key]
+
     for kind, _q, _u, _r, _c, path, _s, _b in records:
-        rel = kp + ("/" + path if path else "")
-        if kind != CONTAINER:
-            lines.append("D " + root + hier[0] + rel)
-        for base, name, *_ in specs:
-            p = root + hier[base] + rel + "/" + name
-            if os.path.exists(p):
-                lines.append("F " + p)
-    return lines
+        leaf = kind == CONTAINER
+        parent, _, name = path.rpartition("/")
+        for base, fname, *_ in specs:
+            if not os.path.exists(root + hier[base] + kp + ("/" + path if path else "") + "/" + fname):
+                continue
+            if leaf:
+                steps.append(f"F {open_dir(base, parent)} {name}/{fname}")
+            else:
+                steps.append(f"F {open_dir(base, path)} {fname}")
+        if not leaf:
+            open_dir(0, path)
+    return steps
 
 
-def cpu_time(fn) -> float:
-    # CPU time (user + system) of this process: the host is shared, wall time would measure the neighbours.
-    t = time.process_time()
-    fn()
-    return time.process_time() - t
-
-
-def run(size: int, mode: str, base: str, floor_exe: str, repeat: int) -> dict:
+def run(size: int, mode: str, base: str, floor_exe: str, rounds: int) -> dict:
     root = tempfile.mkdtemp(prefix=f"pynuma-cg-{mode}-{size}-", dir=base)
     try:
         build_tree(root, mode=mode, driver="systemd", pods=make_pods(size // 2, 2))
@@ -132,53 +167,56 @@ def run(size: int, mode: str, base: str, floor_exe: str, repeat: int) -> dict:
         native = impl.get("native")
         recs = pure.walk(fs.root_fd, bases, systemd, specs, True, None)
         ncg = len(recs)
-        listfile = os.path.join(root, "floor.list")
-        with open(listfile, "w") as f:
-            f.write("\n".join(floor_list(root, layout, recs, specs)) + "\n")
-        res = {"mode": mode, "containers": size, "cgroups": ncg}
-        floor, nat, pur, objs = [], [], [], []
+        plan = os.path.join(root, "floor.plan")
+        with open(plan, "w") as f:
+            f.write("\n".join(floor_plan(root, layout, recs, specs)) + "\n")
+
+        def floor_pass():
+            out = subprocess.run([floor_exe, plan, "2"], check=True, capture_output=True, text=True)
+            cold, warm = (int(x) / 1e9 for x in out.stdout.split())
+            return warm, cold
+
+        cases = {"pure walk": lambda: pure.walk(fs.root_fd, bases, systemd, specs, True, None)}
         if native is not None:
             nrecs = native.walk(fs.root_fd, bases, systemd, specs, True, None)
             assert nrecs == recs, "native and pure disagree"
-        # interleaved rounds, best of each: the neighbours' load hits every variant alike
-        for _ in range(repeat):
-            out = subprocess.run([floor_exe, listfile, "1"], check=True, capture_output=True, text=True)
-            floor.append(int(out.stdout.split()[0]) / 1e9)
-            pur.append(cpu_time(lambda: pure.walk(fs.root_fd, bases, systemd, specs, True, None)))
-            if native is not None:
-                nat.append(cpu_time(lambda: native.walk(fs.root_fd, bases, systemd, specs, True, None)))
-                objs.append(cpu_time(lambda: cgwalk.pods_from_records(nrecs, sizes)))
-        res.update(floor_us=min(floor) / ncg * 1e6, pure_us=min(pur) / ncg * 1e6)
-        if nat:
-            res.update(native_us=min(nat) / ncg * 1e6, objects_us=min(objs) / ncg * 1e6)
-            res["api_us"] = res["native_us"] + res["objects_us"]
+            cases["native walk"] = lambda: native.walk(fs.root_fd, bases, systemd, specs, True, None)
+            cases["native walk + PodCgroupStats"] = lambda: cgwalk.pods_from_records(
+                native.walk(fs.root_fd, bases, systemd, specs, True, None), sizes)
+        # CPU time on both sides (the floor times its own): the host is shared, wall time would
+        # measure the neighbours
+        stats = measure(cases, rounds=rounds, target_s=0.05, external={"C floor": floor_pass},
+                        clock=time.process_time)
         fs.close()
-        return res
+        return {"mode": mode, "containers": size, "cgroups": ncg, "stats": stats}
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="Floor: a C program opening, listing and reading what the walker does the way it does "
+               "(parent-relative openat, container files as name/file below the pod, one read() each), "
+               "single-threaded like the walker, timing its own CPU time per pass; its first pass is "
+               "its cold figure.  Rows are interleaved per round; ratios are per-round medians.")
     ap.add_argument("--sizes", default="1000,10000")
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--modes", default="v2,v1")
     args = ap.parse_args(argv)
     base = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     work = tempfile.mkdtemp(prefix="pynuma-floor-")
     try:
         floor_exe = compile_floor(work)
-        print(f"tmpfs base: {base or tempfile.gettempdir()}; native built: {_impl.native_available('cgwalk')}")
-        hdr = (f"{'mode':<5} {'containers':>10} {'cgroups':>8} {'floor':>8} {'native':>8} {'pure':>8} "
-               f"{'objects':>8} {'api':>8} {'nat/floor':>9} {'pure/nat':>8}")
-        print(hdr + "   (us per cgroup)")
+        print(f"cgroup walk of synthetic kubelet trees on {base or tempfile.gettempdir()}: "
+              f"native walker and pure twin vs a C floor; per walk, then per cgroup")
         for mode in args.modes.split(","):
             for size in (int(s) for s in args.sizes.split(",")):
-                r = run(size, mode, base, floor_exe, args.repeat)
-                nat = r.get("native_us", float("nan"))
-                print(f"{r['mode']:<5} {r['containers']:>10} {r['cgroups']:>8} {r['floor_us']:>8.2f} {nat:>8.2f} "
-                      f"{r['pure_us']:>8.2f} {r.get('objects_us', float('nan')):>8.2f} "
-                      f"{r.get('api_us', float('nan')):>8.2f} {nat / r['floor_us']:>9.2f} {r['pure_us'] / nat:>8.2f}")
+                r = run(size, mode, base, floor_exe, args.rounds)
+                print(f"\n{r['mode']}, {r['containers']} containers, {r['cgroups']} cgroups:")
+                print_table(r["stats"], reference="C floor")
+                med = {k: v.median / r["cgroups"] * 1e6 for k, v in r["stats"].items()}
+                print("  us per cgroup (median): " + ", ".join(f"{k} {v:.2f}" for k, v in med.items()))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -1,174 +1,256 @@
-"""Topology Manager merge cost: native core vs pure twin vs the kubelet's exhaustive fold.
+"""Topology Manager hint merge: pynuma's public API end to end vs the kubelet's exhaustive fold, compiled.
 
-    python3 bench/bench_merge.py            # 2, 4, 8, 16 nodes (+ 32, 64 bounded)
-    python3 bench/bench_merge.py --quick    # fewer repeats
+    python3 bench/bench_merge.py            # 2, 4, 8, 16 nodes (+ 32, 64 with the bounded search)
+    python3 bench/bench_merge.py --quick    # fewer rounds, no 32/64
 
-Three providers (CPU, memory, device) give hints the way the kubelet's
-managers do: every NUMA set whose free amount (sum of per-node free counts)
-covers the request, preferred when the set is as small as the request could
-need on an empty machine.  On 32 and 64 nodes only sets up to the minimal
-size + 1 are listed (nobody can list 2**64 sets).  Two scenarios:
+Five providers (CPU, memory, a GPU, 1Gi hugepages, a NIC) hint the way the
+kubelet's managers do: every NUMA set whose free amount covers the request,
+preferred when the set is as small as the request could need on an empty
+machine.  On 32 and 64 nodes only sets up to the minimal size + 1 are listed
+(nobody lists 2**64 sets).  Scenarios: *aligned* (one node holds everything:
+a preferred merged hint exists) and *conflict* (the devices sit where the
+CPUs do not fit: the best non-preferred AND must be found).  A scenario in
+which a provider has no hint at all is not run: the kubelet's filter would
+turn it into "no placement" before any merge.
 
-* aligned  — one node can hold everything: a preferred merged hint exists;
-* conflict — the device sits where the CPUs do not fit: no preferred hint,
-  so the best non-preferred AND must be found (the expensive case);
-* wide (32 nodes) — the conflict with sets up to the minimal size + 3
-  (tens of thousands of hints per provider): too many for an exact search
-  on 32 nodes, answered by the bounded beam and flagged as such.
+Rows, interleaved per round, CPU time of the process (cold first call, min, median):
 
-Times are CPU time of this process (best of several runs), so a busy
-machine does not inflate them.  The exhaustive fold is run when its cross product has at most 300k
-permutations, else estimated from a timed sample (marked ``~``).  Decisions
-of native, pure and exhaustive are checked equal wherever the fold ran.
+* ``end to end``  -- ``make_policy("best-effort", info).merge(providers)``:
+  filtering, building the merger and the merge (native core);
+* ``core``        -- the native merge core alone on already encoded lists;
+* ``pure e2e``    -- end to end through the pure-Python core (up to 16 nodes);
+* ``C fold``      -- the kubelet's algorithm as a compiled C loop: every
+  permutation of one hint per provider, AND, compare (the floor any
+  exhaustive implementation would stand on), timed inside the program; run
+  in full up to 2e8 permutations, else timed on a sample and extrapolated
+  (marked ``~``).  Its answer is checked against pynuma's wherever it ran in full.
 """
 from __future__ import annotations
 
+import argparse
 import itertools
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+from _harness import fmt, measure, print_table  # noqa: E402
 
 from pynuma import _impl  # noqa: E402
 from pynuma.policy.topologymanager.bitmask import NUMAMask  # noqa: E402
 from pynuma.policy.topologymanager.hints import TopologyHint  # noqa: E402
+from pynuma.policy.topologymanager.merge import (MERGE_BUDGET, HintMerger, filter_providers_hints,  # noqa: E402
+                                                 max_of_min_affinity_counts)
 from pynuma.policy.topologymanager.numa_info import NUMAInfo  # noqa: E402
-from pynuma.policy.topologymanager.merge import (MERGE_BUDGET, HintMerger, iterate_permutations,  # noqa: E402
-                                          merge_permutation)
+from pynuma.policy.topologymanager.policies import make_policy  # noqa: E402
 
-EXHAUSTIVE_MAX = 300_000
+FULL_FOLD_MAX = 200_000_000
 TARGET_MS = {8: 1.0, 16: 50.0}
+
+FOLD_C = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+/* stdin: default B nlists, then per list: len, then len pairs "mask pref" (mask -1 = nil).
+ * argv[1]: permutations to run (0 = all).  Prints: best_mask preferred seconds permutations. */
+static int B;
+static int pc(uint64_t x) { return __builtin_popcountll(x); }
+static int narrower(uint64_t a, uint64_t b) { int x = pc(a), y = pc(b); return x < y || (x == y && a < b); }
+/* the kubelet's HintMerger.compare (narrowest): 1 when the candidate replaces the current best */
+static int better(int have, uint64_t cm, int cp, uint64_t m, int p) {
+    if (m == 0) return 0;
+    if (!have) return 1;
+    if (!cp && p) return 1;
+    if (cp && !p) return 0;
+    if (cp && p) return m != cm && narrower(m, cm);
+    int c = pc(cm), k = pc(m);
+    if (c > B) return m != cm && narrower(m, cm);
+    if (c == B) return k == B && m != cm && narrower(m, cm);
+    if (k > B) return 0;
+    if (k == B) return 1;
+    if (k > c) return 1;
+    if (k < c) return 0;
+    return m != cm && narrower(m, cm);
+}
+int main(int argc, char **argv) {
+    unsigned long long def; int nl;
+    if (scanf("%llu %d %d", &def, &B, &nl) != 3) return 2;
+    long long *len = calloc(nl, sizeof *len); int64_t **mk = calloc(nl, sizeof *mk); int **pf = calloc(nl, sizeof *pf);
+    for (int l = 0; l < nl; l++) {
+        scanf("%lld", &len[l]); mk[l] = malloc(len[l] * 8); pf[l] = malloc(len[l] * sizeof(int));
+        for (long long i = 0; i < len[l]; i++) { long long m; scanf("%lld %d", &m, &pf[l][i]); mk[l][i] = m; }
+    }
+    double limit = argc > 1 ? atof(argv[1]) : 0;
+    long long *idx = calloc(nl, sizeof *idx);
+    uint64_t best = 0; int bp = 0, have = 0; double done = 0;
+    struct timespec a, b; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+    for (;;) {
+        uint64_t m = def; int p = 1, first_set = 0; int64_t first = 0;
+        for (int l = 0; l < nl; l++) {
+            int64_t h = mk[l][idx[l]];
+            if (h >= 0) {
+                m &= (uint64_t)h;
+                if (!first_set) { first = h; first_set = 1; } else if (h != first) p = 0;
+            }
+            if (!pf[l][idx[l]]) p = 0;
+        }
+        if (better(have, best, bp, m, p)) { best = m; bp = p; have = 1; }
+        done++;
+        if (limit > 0 && done >= limit) break;
+        int l = nl - 1;
+        while (l >= 0 && ++idx[l] == len[l]) idx[l--] = 0;
+        if (l < 0) break;
+    }
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+    if (!have) { best = def; bp = 0; }
+    printf("%llu %d %.9f %.0f\n", (unsigned long long)best, bp,
+           (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9, done);
+    return 0;
+}
+"""
 
 
 def provider_hints(n, free, total, need, max_extra=None):
     """Hints from per-node free counts (subset sums, no per-CPU scans)."""
     order = sorted(total, reverse=True)
     min_size = next((k for k in range(1, n + 1) if sum(order[:k]) >= need), n)
-    sizes = range(1, n + 1) if max_extra is None else range(1, min(n, min_size + max_extra) + 1)
+    top = n if max_extra is None else min(n, min_size + max_extra)
     out = []
-    if max_extra is None:
-        sums = [0] * (1 << n)
-        for m in range(1, 1 << n):
-            low = m & -m
-            sums[m] = sums[m ^ low] + free[low.bit_length() - 1]
-        for size in sizes:
-            for combo in itertools.combinations(range(n), size):
-                m = sum(1 << i for i in combo)
-                if sums[m] >= need:
-                    out.append(TopologyHint(NUMAMask.from_bits(m), size == min_size))
-    else:
-        for size in sizes:
-            for combo in itertools.combinations(range(n), size):
-                if sum(free[i] for i in combo) >= need:
-                    out.append(TopologyHint(NUMAMask(combo), size == min_size))
+    for size in range(1, top + 1):
+        for combo in itertools.combinations(range(n), size):
+            if sum(free[i] for i in combo) >= need:
+                out.append(TopologyHint(NUMAMask(combo), size == min_size))
     return out
 
 
 def scenario(n, kind, max_extra=None):
-    cpus = [32] * n
+    """Five providers' answers for one container (a list of {resource: hints})."""
+    if max_extra is None and n > 16:
+        max_extra = 1
     free_cpu = [(7 * i) % 23 + 10 for i in range(n)]
-    mem = [64] * n
     free_mem = [(5 * i) % 50 + 10 for i in range(n)]
-    dev_nodes = [i for i in range(n) if i % 4 == 3] or [n - 1]
-    devs = [2 if i in dev_nodes else 0 for i in range(n)]
-    free_dev = list(devs)
-    if max_extra is None:
-        max_extra = None if n <= 16 else 1
+    gpu_nodes = [i for i in range(n) if i % 4 == 3] or [n - 1]
+    gpus = [2 if i in gpu_nodes else 0 for i in range(n)]
+    pages = [(3 * i) % 7 + 1 for i in range(n)]
+    nics = [1 if i % 5 == 0 else 0 for i in range(n)]
     if kind == "aligned":
-        free_cpu[dev_nodes[0]] = 32
-        free_mem[dev_nodes[0]] = 64
-        need_cpu, need_mem, need_dev = 16, 40, 1
+        d = gpu_nodes[0]
+        free_cpu[d], free_mem[d], pages[d], nics[d] = 32, 64, 8, 1
+        need_cpu = 16
     else:
-        free_cpu = [2 if devs[i] else c for i, c in enumerate(free_cpu)]  # no room for CPUs by the devices
-        need_cpu, need_mem, need_dev = 24, 40, 1
-    return [provider_hints(n, free_cpu, cpus, need_cpu, max_extra),
-            provider_hints(n, free_mem, mem, need_mem, max_extra),
-            provider_hints(n, free_dev, devs, need_dev, max_extra)]
+        free_cpu = [2 if gpus[i] else c for i, c in enumerate(free_cpu)]  # no room for CPUs by the GPUs
+        need_cpu = 24
+    return [{"cpu": provider_hints(n, free_cpu, [32] * n, need_cpu, max_extra)},
+            {"memory": provider_hints(n, free_mem, [64] * n, 40, max_extra)},
+            {"example.com/gpu": provider_hints(n, gpus, gpus, 1, max_extra)},
+            {"hugepages-1Gi": provider_hints(n, pages, [8] * n, 6, max_extra)},
+            {"example.com/nic": provider_hints(n, nics, nics, 1, max_extra)}]
 
 
-def timed(fn, repeat):
-    times = []
-    result = None
-    for _ in range(repeat):
-        t0 = time.process_time()
-        result = fn()
-        times.append(time.process_time() - t0)
-    return min(times) * 1e3, result  # CPU time, best of the runs: the machine may be shared
-
-
-def exhaustive(merger, lists, budget_s=2.0):
-    size = 1
+def fold_input(default, lists):
+    b = max_of_min_affinity_counts(lists)
+    out = [f"{default} {b} {len(lists)}"]
     for lst in lists:
-        size *= len(lst)
-    if size <= EXHAUSTIVE_MAX:
-        ms, hint = timed(merger.merge_exhaustive, 1)
-        return ms, hint, False
-    default = merger.info.default_mask()
-    done, t0 = 0, time.process_time()
-    for perm in iterate_permutations(lists):
-        merge_permutation(default, perm)
-        done += 1
-        if done % 1000 == 0 and time.process_time() - t0 > budget_s / 4:
-            break
-    per = (time.process_time() - t0) / done
-    return per * size * 1e3, None, True
+        out.append(str(len(lst)))
+        out.extend(f"{-1 if h.numa_affinity is None else h.numa_affinity.bits} {int(h.preferred)}" for h in lst)
+    return "\n".join(out) + "\n"
 
 
-def fmt_ms(ms, est=False):
-    if ms >= 86_400_000:
-        return f"~{ms / 86_400_000:.3g} d" if est else f"{ms / 86_400_000:.3g} d"
-    if ms >= 1000:
-        return f"{'~' if est else ''}{ms / 1000:.3g} s"
-    return f"{'~' if est else ''}{ms:.3g} ms"
+def compile_fold(workdir):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        return None
+    src, exe = os.path.join(workdir, "fold.c"), os.path.join(workdir, "fold")
+    with open(src, "w") as f:
+        f.write(FOLD_C)
+    subprocess.run([cc, "-O2", "-march=native", "-o", exe, src], check=True)
+    return exe
 
 
-def main(argv):
-    quick = "--quick" in argv
+def run_fold(exe, text, limit):
+    out = subprocess.run([exe, str(limit)], input=text, capture_output=True, text=True, check=True).stdout.split()
+    return int(out[0]), bool(int(out[1])), float(out[2]), float(out[3])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="Floor: the kubelet's exhaustive fold (mergeFilteredHints + HintMerger.compare, narrowest) "
+               "compiled with -O2, timing its own CPU time; in full up to 2e8 permutations, else a timed "
+               "sample of 2e7 extrapolated to the whole cross product.  All rows interleaved per round.")
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
     impls = _impl.implementations("merge")
-    sizes = [2, 4, 8, 16, 32, 64]
-    print(f"{'nodes':>5} {'scenario':>9} {'hints':>17} {'native core':>12} {'native e2e':>11} "
-          f"{'pure':>10} {'exhaustive':>12} {'pure/nat':>9} {'exh/nat':>10}  result")
-    for n in sizes:
-        info = NUMAInfo.from_matrix(range(n), [[10 if i == j else 20 + abs(i - j) for j in range(n)]
-                                               for i in range(n)])
-        kinds = [("aligned", None), ("conflict", None)] + ([("wide", 3)] if n == 32 else [])
-        for kind, extra in kinds:
-            lists = scenario(n, "conflict" if kind == "wide" else kind, extra)
-            merger = HintMerger(info, lists, "best-effort")
-            repeat = 3 if quick else (5 if n >= 16 else 20)
-            enc = [([h.numa_affinity.bits for h in lst], bytes(1 if h.preferred else 0 for h in lst))
-                   for lst in lists]
-            row = {}
-            if "native" in impls:
-                core = impls["native"]
-                row["core"], _ = timed(lambda: core.merge(info.default_mask().bits, enc, False, None, MERGE_BUDGET),
-                                       repeat)
-                row["e2e"], (hint_n, exact) = timed(lambda: merger.merge_ex(core), repeat)
-            pure_repeat = 1 if n >= 16 else repeat
-            row["pure"], (hint_p, exact_p) = timed(lambda: merger.merge_ex(impls["pure"]), pure_repeat)
-            if n <= 16:
-                row["exh"], hint_e, est = exhaustive(merger, lists)
-            else:
-                row["exh"], hint_e, est = None, None, True
-            hint = hint_n if "native" in impls else hint_p
-            if "native" in impls:
-                assert hint_n == hint_p and exact == exact_p, (n, kind, hint_n, hint_p)
-            if hint_e is not None:
-                assert hint_e == hint, (n, kind, hint_e, hint)
-            nat = row.get("core")
-            counts = "x".join(str(len(lst)) for lst in lists)
-            exh_s = "-" if row["exh"] is None else fmt_ms(row["exh"], est)
-            print(f"{n:>5} {kind:>9} {counts:>17} {fmt_ms(nat) if nat else '-':>12} "
-                  f"{fmt_ms(row['e2e']) if nat else '-':>11} {fmt_ms(row['pure']):>10} {exh_s:>12} "
-                  f"{(row['pure'] / nat) if nat else 0:>8.0f}x "
-                  f"{(row['exh'] / nat) if nat and row['exh'] else 0:>9.3g}x  {hint}"
-                  f"{'' if exact else ' (bounded search)'}")
-            target = TARGET_MS.get(n)
-            if target and nat:
-                print(f"{'':>5} {'':>9} target <= {target} ms: core {nat / target:.2f} of target, "
-                      f"end to end {row['e2e'] / target:.2f}")
+    native = impls.get("native")
+    sizes = [2, 4, 8, 16] + ([] if args.quick else [32, 64])
+    work = tempfile.mkdtemp(prefix="pynuma-fold-")
+    try:
+        exe = compile_fold(work)
+        for n in sizes:
+            dist = [[10 if i == j else 20 + abs(i - j) for j in range(n)] for i in range(n)]
+            info = NUMAInfo.from_matrix(range(n), dist)
+            for kind in ("aligned", "conflict"):
+                providers = scenario(n, kind)
+                counts = [len(next(iter(p.values()))) for p in providers]
+                if not all(counts):
+                    print(f"\n{n} nodes, {kind}: skipped (a provider has no hint: no merge happens)")
+                    continue
+                cross = 1
+                for c in counts:
+                    cross *= c
+                pol = make_policy("best-effort", info)
+                hint, admit, exact = pol.merge_ex(providers)
+                print(f"\n{n} nodes, {kind}: hints per provider {'x'.join(map(str, counts))} "
+                      f"(cross product {cross:.3g}); answer {hint} exact={exact}")
+                lists = filter_providers_hints(providers)
+                enc = [([h.numa_affinity.bits for h in lst], bytes(h.preferred for h in lst)) for lst in lists]
+                default = info.default_mask().bits
+                cases = {"end to end (public API, native core)": lambda: pol.merge(providers)}
+                if native is not None:
+                    cases["core (encoded lists)"] = lambda: native.merge(default, enc, False, None, MERGE_BUDGET)
+                if n <= 16:
+                    cases["pure e2e"] = lambda: HintMerger(info, filter_providers_hints(providers),
+                                                           "best-effort").merge_ex(impls["pure"])
+                external, note = {}, ""
+                if exe and n <= 64:
+                    text = fold_input(default, lists)
+                    full = cross <= FULL_FOLD_MAX
+                    if full:
+                        mask, pref, _, _ = run_fold(exe, text, 0)
+                        assert (mask, pref) == (hint.numa_affinity.bits, hint.preferred), (n, kind, mask, hint)
+                        note = "C fold answer == pynuma's"
+                    label = "C fold (kubelet's exhaustive)" + ("" if full else " ~extrapolated")
+
+                    def fold_sample(text=text, full=full, cross=cross):
+                        _, _, secs, done = run_fold(exe, text, 0 if full else 2e7)
+                        sample = secs if full else secs / done * cross
+                        return sample, sample
+
+                    external[label] = fold_sample
+                rounds = 3 if args.quick or n >= 16 else 9
+                # CPU time throughout (the fold times its own): the host is shared
+                stats = measure(cases, rounds=rounds, target_s=0.02, external=external, clock=time.process_time)
+                print_table(stats, reference="end to end (public API, native core)")
+                if note:
+                    print(f"  {note}")
+                target = TARGET_MS.get(n)
+                if target:
+                    e2e = stats["end to end (public API, native core)"].median * 1e3
+                    print(f"  target end to end <= {target} ms: median {fmt(e2e / 1e3)} "
+                          f"{'OK' if e2e <= target else 'MISSED'}")
+                if n == 64:
+                    print(f"  64 nodes: answer exact={exact} (bounded search when False)")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main())

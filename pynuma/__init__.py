@@ -75,6 +75,8 @@ _LAZY = {
     "hugepage_capacity": "pynuma.hugepages.pools",
     "set_hugepage_pool": "pynuma.hugepages.allocate",
     "MemoryManager": "pynuma.policy.memorymanager.manager",
+    "NodeAgent": "pynuma.agent.runtime",
+    "AgentConfig": "pynuma.agent.config",
     "ResourceConfig": "pynuma.policy.cgroupconfig",
     "resource_config_for_pod": "pynuma.policy.cgroupconfig",
     "qos_cgroup_config": "pynuma.policy.cgroupconfig",

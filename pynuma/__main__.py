@@ -6,13 +6,17 @@ The library and :func:`pynuma.cli.main` never do such things.
 """
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
 
 def launch() -> "None":
     """Run ``sys.argv[1:]`` as a pynuma command line and end the process with its exit code."""
     from pynuma.cli import main
 
     try:
-        code = main()
+        code = main(owns_process=True)  # only here may a command handle signals itself
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
@@ -24,6 +28,25 @@ def launch() -> "None":
         os.close(null)
         code = 0
     sys.exit(code)
+
+
+def handle_stop_signals(stop) -> "Callable[[], None]":
+    """SIGTERM and SIGINT call ``stop()`` instead of ending the process; returns the undo.
+
+    For a long-running command (``pynuma agent``) started by :func:`launch`,
+    and only then (it asks :func:`pynuma.cli.owns_process` first): the
+    handlers are the launcher's, never installed behind an embedder's back.
+    """
+    import signal
+
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    for sig in previous:
+        signal.signal(sig, lambda signum, frame: stop())
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return restore
 
 
 if __name__ == "__main__":

@@ -50,7 +50,44 @@ _MODES = {"auto": 0, "sparse": 1, "dense": 2}
 
 def merge(default, lists, closest, dist, budget, strategy="auto"):
     """The kubelet's merged best hint as ``(mask, preferred, exact)``."""
-    cdef size_t nlists = len(lists), total = 0, i = 0, l
+    lists = [(list(m), bytes(p)) for m, p in lists]
+    for m, p in lists:
+        if len(m) != len(p):
+            raise ValueError("masks and preferred flags differ in length")
+    return _run(default, lists, None, closest, dist, budget, strategy)
+
+
+def merge_hints(default, hint_lists, closest, dist, budget, strategy="auto"):
+    """:func:`merge` straight from lists of hints (``.numa_affinity`` None = nil, ``.preferred``).
+
+    One pass over the hints, no intermediate lists; ``OverflowError`` when a mask is
+    wider than 64 bits (the caller relabels and uses :func:`merge`).
+    """
+    return _run(default, None, [lst if isinstance(lst, list) else list(lst) for lst in hint_lists],
+                closest, dist, budget, strategy)
+
+
+cdef int _fill_hints(list hl, uint64_t *masks, uint8_t *flags) except -1:
+    """Copy one list of hints into C arrays (OverflowError for a mask over 64 bits)."""
+    cdef Py_ssize_t j, n = len(hl)
+    cdef object h, aff
+    cdef uint8_t pref
+    for j in range(n):
+        h = hl[j]
+        aff = h.numa_affinity
+        pref = PREFERRED if h.preferred else 0
+        if aff is None:
+            masks[j] = 0
+            flags[j] = NIL | pref
+        else:
+            masks[j] = aff._bits
+            flags[j] = pref
+    return 0
+
+
+cdef _run(default, list lists, list hint_lists, closest, dist, budget, strategy):
+    cdef list src = lists if lists is not None else hint_lists
+    cdef size_t nlists = len(src), total = 0, i = 0, l
     cdef uint64_t c_default, out_mask = 0, c_budget = budget
     cdef int out_pref = 0, out_exact = 1, rc, c_closest = 1 if closest else 0
     cdef int mode = _MODES[strategy]
@@ -64,11 +101,8 @@ def merge(default, lists, closest, dist, budget, strategy="auto"):
         c_default = default
     except OverflowError:
         raise ValueError("native merge core takes masks of at most 64 bits") from None
-    lists = [(list(m), bytes(p)) for m, p in lists]
-    for m, p in lists:
-        if len(m) != len(p):
-            raise ValueError("masks and preferred flags differ in length")
-        total += len(m)
+    for item in src:
+        total += len(item[0]) if lists is not None else len(item)
     try:
         masks = <uint64_t *>malloc((total + 1) * sizeof(uint64_t))
         flags = <uint8_t *>malloc(total + 1)
@@ -77,9 +111,13 @@ def merge(default, lists, closest, dist, budget, strategy="auto"):
             raise MemoryError()
         for l in range(nlists):
             offs[l] = i
-            ml, pb = lists[l]
-            _fill(<list>ml, <bytes>pb, masks + i, flags + i)
-            i += len(ml)
+            if lists is not None:
+                ml, pb = lists[l]
+                _fill(<list>ml, <bytes>pb, masks + i, flags + i)
+                i += len(ml)
+            else:
+                _fill_hints(<list>hint_lists[l], masks + i, flags + i)
+                i += len(<list>hint_lists[l])
         offs[nlists] = i
         if c_closest:
             cdist = <uint32_t *>malloc(64 * 64 * sizeof(uint32_t))

@@ -263,3 +263,11 @@ def merge(default: int, lists, closest: bool, dist, budget: int, strategy: str =
     if not states:
         return default, False, exact
     return min(states, key=lambda r: _npkey(r, best_np, closest, dist)), False, exact
+
+
+def merge_hints(default: int, hint_lists, closest: bool, dist, budget: int,
+                strategy: str = "auto") -> Tuple[int, bool, bool]:
+    """:func:`merge` straight from lists of hints (``.numa_affinity`` None = nil, ``.preferred``)."""
+    lists = [([-1 if (a := h.numa_affinity) is None else a._bits for h in lst],
+              bytes([1 if h.preferred else 0 for h in lst])) for lst in hint_lists]
+    return merge(default, lists, closest, dist, budget, strategy)

@@ -15,12 +15,14 @@ pynuma.errors.InputError: /nonexistent.json: No such file or directory
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
-from typing import Any, List
 
 from .errors import InputError, ParseError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Any, List
 
 #: The largest input file read (bytes).  A manifest of thousands of pods or a
 #: kubelet checkpoint of a full node is a few MiB; ``/dev/zero`` or a sparse
@@ -96,8 +98,20 @@ def _shallow(path: str, value: Any) -> Any:
     return value
 
 
+# what a JSON text can start with after whitespace (json also reads NaN and Infinity)
+_JSON_START = frozenset('{["-0123456789tfnNI')
+
+
+def _may_be_json(text: str) -> bool:
+    """False when json.loads would fail at the first character (so json need not be imported)."""
+    first = text.lstrip(" \t\n\r")[:1]
+    return bool(first) and first in _JSON_START
+
+
 def parse_json(path: str, text: str) -> Any:
     """``json.loads(text)``; ``ParseError`` naming ``path`` when it is not JSON or nests too deep."""
+    import json  # here: reading YAML (or nothing) need not pay for it
+
     try:
         return _shallow(path, json.loads(text))
     except RecursionError:
@@ -128,7 +142,12 @@ def _yaml_errors():
 def load_yaml(path: str) -> Any:
     """The file's one YAML (or JSON, a subset) document; ``ParseError`` naming it when malformed."""
     text = read_text(path)
-    import yaml  # lazy: only YAML inputs pay for it
+    from ._yamlsubset import load_all
+
+    docs = load_all(text)  # plain manifests without importing PyYAML; None: PyYAML decides
+    if docs is not None and len(docs) <= 1:
+        return _shallow(path, docs[0] if docs else None)
+    import yaml  # lazy: only YAML beyond the plain subset pays for it
 
     try:
         return _shallow(path, yaml.safe_load(text))
@@ -143,11 +162,23 @@ def load_items(path: str) -> List[Any]:
     contributes its elements; any other document is one item.
     """
     text = read_text(path)
-    try:
-        docs = [json.loads(text)]
-    except RecursionError:
-        raise ParseError(path, f"nested more than {MAX_DEPTH} levels deep") from None
-    except ValueError:
+    docs = None
+    if _may_be_json(text):  # otherwise json.loads would fail at once: no need to import json
+        import json
+
+        try:
+            docs = [json.loads(text)]
+        except RecursionError:
+            raise ParseError(path, f"nested more than {MAX_DEPTH} levels deep") from None
+        except ValueError:
+            pass
+    if docs is None:
+        from ._yamlsubset import load_all
+
+        docs = load_all(text)  # plain manifests without importing PyYAML; None: PyYAML decides
+        if docs is not None:
+            docs = [d for d in docs if d is not None]
+    if docs is None:
         import yaml
 
         try:

@@ -15,7 +15,11 @@ MAX_CPUS = 8192
 #: NODES_SHIFT is at most 10 on every architecture (x86 and arm64 ``range 1 10``).
 MAX_NUMA_NODES = 1 << 10
 
-#: The largest Kubernetes int32 field (maxPods, evictionMaxPodGracePeriod, a pid on Linux).
+#: Process ids are at most this: PID_MAX_LIMIT in include/linux/threads.h (4M on 64-bit
+#: kernels; /proc/sys/kernel/pid_max cannot be set higher).
+PID_MAX_LIMIT = 1 << 22
+
+#: The largest Kubernetes int32 field (maxPods, evictionMaxPodGracePeriod).
 INT32_MAX = (1 << 31) - 1
 
-__all__ = ["MAX_CPUS", "MAX_NUMA_NODES", "INT32_MAX"]
+__all__ = ["MAX_CPUS", "MAX_NUMA_NODES", "PID_MAX_LIMIT", "INT32_MAX"]

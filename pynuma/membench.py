@@ -29,7 +29,14 @@ _bench = _impl.select("membench")
 
 LINE = 64  # chase stride: one cache line per hop
 MIN_SIZE = 2 * LINE
-DEFAULT_SIZE = 64 << 20
+DEFAULT_SIZE = 64 << 20  # when the caches are unknown
+# The default buffer: CACHE_FACTOR x the largest cache, so the chase and the streams miss it,
+# within [MIN_DEFAULT, MAX_DEFAULT] and at most 1/AVAILABLE_SHARE of the memory the kernel
+# calls available (one buffer's worth is all that is ever allocated at a time).
+CACHE_FACTOR = 4
+MIN_DEFAULT, MAX_DEFAULT = 16 << 20, 256 << 20
+AVAILABLE_SHARE = 4
+_FILL = b"\x01" * (1 << 20)
 _SIZE = re.compile(r"^\s*(\d+)\s*([kKmMgGtT]?)(i?[bB]?)\s*$")
 _SHIFT = {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}
 _MATRICES = ("latency_ns", "read_gbps", "copy_gbps", "normalised", "firmware")
@@ -65,8 +72,12 @@ def parse_size(text: str) -> int:
     """``"64M"``, ``"64MiB"``, ``"1g"``, ``"65536"`` -> bytes (binary multiples); ``InputError`` otherwise."""
     m = _SIZE.match(str(text))
     if m is None or (m.group(3) and not m.group(2) and m.group(3) != "B" and m.group(3) != "b"):
-        raise InputError(f"size {text!r}: expected a number with an optional K, M, G or T suffix")
-    return int(m.group(1)) << _SHIFT[m.group(2).lower()]
+        raise InputError(f"size {str(text)[:40]!r}: expected a number with an optional K, M, G or T suffix")
+    digits = m.group(1).lstrip("0") or "0"
+    size = int(digits) << _SHIFT[m.group(2).lower()] if len(digits) <= 19 else 1 << 64
+    if size >= 1 << 63:  # checked on the digits first: thousands of them are never converted
+        raise InputError(f"size {str(text)[:40]!r}: too large")
+    return size
 
 
 # -- single measurements ------------------------------------------------
@@ -127,13 +138,28 @@ def _buffer(size: int, node: Optional[int], bound: bool):
     return buf
 
 
+def _filled(size: int, node: Optional[int], bound: bool):
+    """A bound buffer with every page touched (written in 1 MiB pieces: no buffer-sized temporary)."""
+    buf = _buffer(size, node, bound)
+    for _ in range(size // len(_FILL)):
+        buf.write(_FILL)
+    buf.write(_FILL[:size % len(_FILL)])
+    return buf
+
+
 def _pair(cpus, mem_node: int, size: int, duration: float, threads: int, bound: bool) -> tuple:
-    """(latency ns, read GB/s, copy GB/s) with workers pinned to ``cpus`` and memory on ``mem_node``."""
+    """(latency ns, read GB/s, copy GB/s) with workers pinned to ``cpus`` and memory on ``mem_node``.
+
+    The phases run one after the other and each holds about ``size`` bytes: the chase's
+    buffer, then ``size / threads`` per thread to read, then half of that copied into the
+    other half's worth (the copy's working set is the same size).
+    """
     from . import bind
 
     out = {}
     errors: List[BaseException] = []
     per_thread = max(MIN_SIZE, (size // threads) // mmap.PAGESIZE * mmap.PAGESIZE)
+    half = max(LINE, per_thread // 2 // mmap.PAGESIZE * mmap.PAGESIZE)
     barrier = threading.Barrier(threads)
     reads = [0.0] * threads
     copies = [0.0] * threads
@@ -145,11 +171,13 @@ def _pair(cpus, mem_node: int, size: int, duration: float, threads: int, bound: 
                 buf = _buffer(size, mem_node, bound)
                 out["latency"] = chase_latency(buf, duration)
                 buf.close()
-            src = _buffer(per_thread, mem_node, bound)
-            dst = _buffer(per_thread, mem_node, bound)
-            src.write(b"\x01" * per_thread)
+            barrier.wait()  # the chase's buffer is gone before the streams' are made
+            src = _filled(per_thread, mem_node, bound)
             barrier.wait()
             reads[k] = read_bandwidth(src, duration)
+            src.close()
+            src = _filled(half, mem_node, bound)
+            dst = _buffer(half, mem_node, bound)
             barrier.wait()
             copies[k] = copy_bandwidth(dst, src, duration)
             src.close()
@@ -167,6 +195,23 @@ def _pair(cpus, mem_node: int, size: int, duration: float, threads: int, bound: 
         real = [e for e in errors if not isinstance(e, threading.BrokenBarrierError)]
         raise (real or errors)[0]
     return out["latency"], sum(reads), sum(copies)
+
+
+def default_size(topology, fs=None) -> int:
+    """The buffer size ``run`` uses when none is given (see CACHE_FACTOR and the limits beside it)."""
+    llc = max((c.size_bytes or 0 for c in topology.caches), default=0)
+    size = CACHE_FACTOR * llc if llc else DEFAULT_SIZE
+    size = min(max(size, MIN_DEFAULT), MAX_DEFAULT)
+    from .fsroot import FsRoot
+
+    text = (fs or FsRoot("/")).read_optional("/proc/meminfo") or ""
+    for line in text.splitlines():
+        if line.startswith("MemAvailable:"):
+            parts = line.split()
+            if len(parts) >= 2 and parts[1].isdigit():
+                size = min(size, max(MIN_DEFAULT, int(parts[1]) * 1024 // AVAILABLE_SHARE))
+            break
+    return size // mmap.PAGESIZE * mmap.PAGESIZE
 
 
 def normalise(matrix: Sequence[Sequence[Optional[float]]], cpu_nodes: Sequence[int],
@@ -210,8 +255,7 @@ def run(topology=None, size: Optional[int] = None, duration: float = 0.5, thread
     if duration <= 0 or threads < 1:
         raise InputError("duration must be > 0 and threads >= 1")
     if size is None:
-        llc = max((c.size_bytes or 0 for c in topology.caches), default=0)
-        size = max(DEFAULT_SIZE, 4 * llc)
+        size = default_size(topology)
     if size < MIN_SIZE * threads:
         raise InputError(f"size {size} bytes is too small (at least {MIN_SIZE * threads} for {threads} thread(s))")
     size = -(-size // mmap.PAGESIZE) * mmap.PAGESIZE

@@ -13,6 +13,7 @@ if TYPE_CHECKING:  # annotations only: importing typing costs more than discover
     from typing import Dict, List, Optional, Tuple
 
 from .cpuset import CPUSet
+from .limits import MAX_CPUS
 
 _STRIP = " \t\r\n\x00"
 
@@ -135,14 +136,19 @@ def parse_memory_totals(text: str) -> "Tuple[int, int]":
     return total, _meminfo_value(text, "MemFree:") or 0
 
 
-def parse_prefixed_id(name: str, prefix: str) -> "Optional[int]":
-    """``"cpu12"`` with prefix ``"cpu"`` -> 12; ``None`` for any other name (``cpufreq``, ``cpu01``)."""
+def parse_prefixed_id(name: str, prefix: str, below: int = MAX_CPUS) -> "Optional[int]":
+    """``"cpu12"`` with prefix ``"cpu"`` -> 12; ``None`` for any other name (``cpufreq``, ``cpu01``).
+
+    Ids from ``below`` up are no id Linux can have (``node2147483648``): ``None``
+    too, so a listing never sizes anything beyond :mod:`pynuma.limits`.
+    """
     if not name.startswith(prefix):
         return None
     digits = name[len(prefix):]
-    if not digits.isdigit() or not digits.isascii() or (len(digits) > 1 and digits[0] == "0"):
+    if not digits.isdigit() or not digits.isascii() or (len(digits) > 1 and digits[0] == "0") or len(digits) > 9:
         return None
-    return int(digits)
+    value = int(digits)
+    return value if value < below else None
 
 
 def parse_hugepage_dirname(name: str) -> "Optional[int]":

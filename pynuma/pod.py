@@ -6,13 +6,17 @@ vectors use (``{"name", "containers": [{"name", "requests", "limits"}]}``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from collections.abc import Mapping
 
+from ._dataclass import dataclass, field, replace
 from .errors import InputError
 from .quantity import Quantity
 
-Resources = Mapping[str, Quantity]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Any, Dict, List, Optional, Tuple
+
+    Resources = Mapping[str, Quantity]
 
 
 def _resources(raw: Any, where: str) -> Dict[str, Quantity]:
@@ -266,8 +270,13 @@ class Pod:
             pod_requests = _resources(pod_res.get("requests"), f"{where}: {spec_path}resources.requests")
             pod_limits = _resources(pod_res.get("limits"), f"{where}: {spec_path}resources.limits")
         priority = spec.get("priority")
-        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
-            raise InputError(f"{where}: priority must be an integer")
+        if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)
+                                     or not -(1 << 31) <= priority < 1 << 31):
+            raise InputError(f"{where}: priority must be an int32")
+        grace = spec.get("terminationGracePeriodSeconds")
+        if grace is not None and (isinstance(grace, bool) or not isinstance(grace, int)
+                                  or not -(1 << 63) <= grace < 1 << 63):
+            raise InputError(f"{where}: terminationGracePeriodSeconds must be an int64")
         volumes = spec.get("volumes") or []
         conditions, statuses = _status_lists(status, where)
         tolerations = spec.get("tolerations") or []

@@ -1,16 +1,22 @@
 """Kubernetes resource quantities (``500m``, ``2Gi``, ``1e3``, ``100M``).
 
-Values are exact (``fractions.Fraction``).  ``Quantity.value()`` rounds up
-to an integer as Kubernetes' ``Value()`` does; ``milli_value()`` likewise.
+Values are exact: ``amount`` is an ``int`` when whole, else a
+``fractions.Fraction`` (so whole quantities -- bytes, pages, CPUs -- never
+import ``fractions``, which costs a command ~10 ms).  ``Quantity.value()``
+rounds up to an integer as Kubernetes' ``Value()`` does; ``milli_value()`` likewise.
 ``str()`` gives the canonical form the kubelet prints (``1536Mi``, ``2Gi``,
 ``500m``).
 """
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Union
+import sys
 
 from .errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from fractions import Fraction
+    from typing import Union
 
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -24,13 +30,42 @@ def _ceil(x: Fraction) -> int:
     return -((-x.numerator) // x.denominator)
 
 
+def _fraction(*args):
+    """``fractions.Fraction(*args)``, importing fractions on first need."""
+    from fractions import Fraction
+
+    return Fraction(*args)
+
+
+def _exact(amount):
+    """``amount`` as an exact number: an int when whole, else a Fraction (bool counts as int)."""
+    if type(amount) is int:
+        return amount
+    if isinstance(amount, int):
+        return int(amount)
+    amount = _fraction(amount)
+    return amount.numerator if amount.denominator == 1 else amount
+
+
+def _ratio(numerator: int, denominator: int):
+    """``numerator / denominator`` exactly: an int when it divides, else a Fraction."""
+    whole, rest = divmod(numerator, denominator)
+    return whole if rest == 0 else _fraction(numerator, denominator)
+
+
+def _is_fraction(x) -> bool:
+    # a Fraction exists only once fractions was imported: no need to import it to ask
+    fractions = sys.modules.get("fractions")
+    return fractions is not None and isinstance(x, fractions.Fraction)
+
+
 class Quantity:
     """An exact Kubernetes quantity with the format it was written in."""
 
     __slots__ = ("amount", "format")
 
     def __init__(self, amount: Union[int, Fraction], format: str = DECIMAL_SI) -> None:
-        object.__setattr__(self, "amount", Fraction(amount))
+        object.__setattr__(self, "amount", _exact(amount))
         object.__setattr__(self, "format", format)
 
     def __setattr__(self, name, value):
@@ -77,7 +112,7 @@ class Quantity:
     def __eq__(self, other):
         if isinstance(other, Quantity):
             return self.amount == other.amount
-        if isinstance(other, (int, Fraction)):
+        if isinstance(other, int) or _is_fraction(other):
             return self.amount == other
         return NotImplemented
 
@@ -115,7 +150,7 @@ class Quantity:
 def _amount(other) -> Fraction:
     if isinstance(other, Quantity):
         return other.amount
-    return Fraction(other)
+    return _exact(other)
 
 
 #: The largest magnitude: 2^63 - 1, apimachinery's ``maxAllowed``.  ``ParseQuantity`` caps a
@@ -228,7 +263,7 @@ def _parse(text: str):
     stripped = digits.rstrip("0")
     exp10 += len(digits) - len(stripped)
     if not stripped:
-        return Fraction(0), fmt
+        return 0, fmt
     try:
         nanos = _nanos(stripped, exp10, factor)
         if nanos > MAX_MAGNITUDE * 10 ** _NANO_DIGITS:
@@ -237,12 +272,12 @@ def _parse(text: str):
         if fmt != BINARY_SI:
             raise _too_large(text) from None
         nanos = MAX_MAGNITUDE * 10 ** _NANO_DIGITS  # apimachinery's cap
-    return sign * Fraction(nanos, 10 ** _NANO_DIGITS), fmt
+    return _ratio(sign * nanos, 10 ** _NANO_DIGITS), fmt
 
 
 def format_quantity(amount: Fraction, fmt: str = DECIMAL_SI) -> str:
     """Canonical Kubernetes text of an exact amount in the given format."""
-    amount = Fraction(amount)
+    amount = _exact(amount)
     if amount == 0:
         return "0"
     sign = "-" if amount < 0 else ""

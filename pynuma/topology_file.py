@@ -24,6 +24,7 @@ from typing import Any, Mapping, Optional
 
 from .errors import InputError, ParseError
 from .inputfile import load_json
+from .limits import INT32_MAX, MAX_CPUS, MAX_NUMA_NODES
 from .policy.cpumanager.topology import UNKNOWN_PACKAGE, CPUTopology, cpu_info
 
 DECLARED_KEYS = ("num_cpus", "num_cores", "num_sockets", "num_numa_nodes", "num_uncore_caches")
@@ -38,14 +39,17 @@ def load_cpu_topology(path: str) -> CPUTopology:
         raise ParseError(path, str(err)) from None
 
 
-def _int(raw: Any, where: str, allow_none: bool = False, allow_unknown: bool = False):
+def _int(raw: Any, where: str, allow_none: bool = False, allow_unknown: bool = False, below: int = INT32_MAX + 1):
+    """A non-negative int below ``below`` (ids are sized by nothing larger: see pynuma.limits)."""
     if raw is None and allow_none:
         return None
     if allow_unknown and raw == UNKNOWN_PACKAGE and not isinstance(raw, bool):
         return raw
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
         expected = "a non-negative integer or -1 (unknown)" if allow_unknown else "a non-negative integer"
-        raise ValueError(f"{where}: expected {expected}, got {raw!r}")
+        raise ValueError(f"{where}: expected {expected}, got {str(raw)[:40]}")
+    if raw >= below:
+        raise ValueError(f"{where}: {str(raw)[:40]} is not below {below}, the most Linux can have")
     return raw
 
 
@@ -79,10 +83,10 @@ def load_cpu_topology_data(data: Any) -> CPUTopology:
             raise ValueError(f"{where}: expected an object")
         if pynuma_doc and raw.get("online") is False:
             continue
-        cid = _int(raw.get("id"), f"{where}.id")
+        cid = _int(raw.get("id"), f"{where}.id", below=MAX_CPUS)
         sock = _int(raw.get("package", raw.get("socket")), f"{where}.package",
                     allow_none=pynuma_doc, allow_unknown=True)
-        node = _int(raw.get("node", 0), f"{where}.node", allow_none=pynuma_doc)
+        node = _int(raw.get("node", 0), f"{where}.node", allow_none=pynuma_doc, below=MAX_NUMA_NODES)
         core = _int(raw.get("core"), f"{where}.core")
         unc = _int(raw.get("uncore_cache"), f"{where}.uncore_cache", allow_none=True, allow_unknown=True)
         if unc is None and not pynuma_doc:
@@ -122,7 +126,7 @@ def _nodes_and_distances(data: Mapping, pynuma_doc: bool):
     if isinstance(raw_nodes, list):
         for i, n in enumerate(raw_nodes):
             nid = n.get("id") if isinstance(n, Mapping) else n
-            nodes.append(_int(nid, f"numa_nodes[{i}].id"))
+            nodes.append(_int(nid, f"numa_nodes[{i}].id", below=MAX_NUMA_NODES))
     dist = data.get("distances")
     if dist is None:
         return nodes, None
@@ -130,7 +134,7 @@ def _nodes_and_distances(data: Mapping, pynuma_doc: bool):
         if dist.get("matrix") is None:
             return nodes, None
         dnodes = dist.get("nodes") or nodes
-        return [_int(n, "distances.nodes[]") for n in dnodes], dist["matrix"]
+        return [_int(n, "distances.nodes[]", below=MAX_NUMA_NODES) for n in dnodes], dist["matrix"]
     if isinstance(dist, list):
         return nodes, dist
     raise ValueError("'distances' must be a matrix, an object with 'matrix', or null")

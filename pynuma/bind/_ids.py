@@ -7,13 +7,17 @@ root binding calls use, refusing a fake root.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
-
 from ..cpuset import CPUSet
 from ..errors import InputError, PynumaError, Unsupported
 from ..fsroot import FsRoot
 
-Ids = Union[str, int, Sequence[int], CPUSet, None]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Optional, Sequence, Union
+
+    Ids = Union[str, int, Sequence[int], CPUSet, None]
+else:
+    Ids = "Union[str, int, Sequence[int], CPUSet, None]"  # the alias, spelled out (typing not imported)
 
 _host: Optional[FsRoot] = None
 

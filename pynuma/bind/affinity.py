@@ -7,13 +7,16 @@ pass for threads created meanwhile, like ``taskset -a``.
 from __future__ import annotations
 
 import errno
-from typing import Dict, List, Optional
 
 from .. import _impl
 from ..cpuset import CPUSet
 from ..errors import InputError, NoSuchProcess, from_oserror
 from ..fsroot import FsRoot
 from ._ids import Ids, check_cpus, host, ids, online_cpus, possible_cpus
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, List, Optional
 
 _sys = _impl.select("sys")
 

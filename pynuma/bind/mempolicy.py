@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import mmap
-from typing import List, Optional, Sequence, Tuple
 
 from .. import _impl
 from .._record import Record
@@ -17,6 +16,10 @@ from ..cpuset import CPUSet
 from ..errors import InputError, PynumaError, Unsupported, from_oserror
 from ..fsroot import FsRoot
 from ._ids import Ids, check_nodes, host, ids, node_bits
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import List, Optional, Sequence, Tuple
 
 _sys = _impl.select("sys")
 

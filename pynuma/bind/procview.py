@@ -1,24 +1,27 @@
 """Another process's placement as ``/proc`` shows it (no syscall reads another task's policy)."""
 from __future__ import annotations
 
-import re
-from typing import Dict, Optional
-
 from ..cpuset import CPUSet
 from ..fsroot import FsRoot
 from ._ids import host
 from .mempolicy import MemPolicy
 
-_POLICY = re.compile(r"(default|prefer \(many\)|weighted interleave|prefer|bind|interleave|local)"
-                     r"(?:=([a-z|,]+))?(?::([0-9,\-]+))?")
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Optional
+
+_POLICY = (r"(default|prefer \(many\)|weighted interleave|prefer|bind|interleave|local)"
+           r"(?:=([a-z|,]+))?(?::([0-9,\-]+))?")
 _NUMA_MAPS_MODES = {"prefer": "preferred", "prefer (many)": "preferred-many",
                     "weighted interleave": "weighted-interleave"}
 
 
 def parse_numa_maps_policy(line: str) -> MemPolicy:
     """The policy of one ``/proc/PID/numa_maps`` line (``"7f.. bind=static:0-1 anon=3 ..."``)."""
+    import re  # only for other processes (this one asks get_mempolicy): show need not load it
+
     _, _, rest = line.strip().partition(" ")
-    m = _POLICY.match(rest)
+    m = re.match(_POLICY, rest)
     if m is None:
         raise ValueError(f"no memory policy in numa_maps line {line.strip()[:60]!r}")
     return _policy(m)

@@ -7,7 +7,13 @@ a set bit in the row's ``bad`` mask = the file was unreadable or held garbage.
 """
 from __future__ import annotations
 
-from typing import List, NamedTuple, Protocol, Sequence, Tuple
+from .._dataclass import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import List, Protocol, Sequence, Tuple
+else:
+    Protocol = object  # CgroupVersion below documents a protocol; nothing checks it at run time
 
 # Slot indices of one cgroup's row.
 USAGE, LIMIT, ANON, FILE, INACTIVE_FILE, PIDS_CURRENT, PIDS_MAX, CPU_NS = range(8)

@@ -14,15 +14,15 @@ so a surprising answer can be explained.
 """
 from __future__ import annotations
 
-import logging
-import re
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+import sys
 
+from .._dataclass import dataclass, field
 from ..errors import ParseError, Unsupported
 from ..fsroot import FsRoot
 
-log = logging.getLogger("pynuma.cgroups")
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, List, Optional, Tuple
 
 V1, V2, HYBRID = "v1", "v2", "hybrid"
 SYSTEMD, CGROUPFS = "systemd", "cgroupfs"
@@ -32,12 +32,25 @@ MOUNTS = "/proc/mounts"
 # v1 controllers the walker reads from (memory first: it is the primary hierarchy).
 V1_CONTROLLERS = ("memory", "cpuacct", "cpu", "pids", "hugetlb", "cpuset")
 
-_OCTAL = re.compile(r"\\([0-7]{3})")
+
+def _debug(msg: str, *args) -> None:
+    """Log to ``pynuma.cgroups`` at debug level.
+
+    Only a process that imported ``logging`` can have a handler listening, so importing
+    it here for a message nobody could receive is skipped (it costs a command ~20 ms).
+    """
+    logging = sys.modules.get("logging")
+    if logging is not None:
+        logging.getLogger("pynuma.cgroups").debug(msg, *args)
 
 
 def _unescape(field_: str) -> str:
     # /proc/mounts escapes space, tab, newline and backslash as \ooo octal.
-    return _OCTAL.sub(lambda m: chr(int(m.group(1), 8)), field_)
+    if "\\" not in field_:
+        return field_
+    import re
+
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field_)
 
 
 def parse_mounts(text: str) -> List[Tuple[str, str, List[str]]]:
@@ -153,6 +166,6 @@ def detect(fs: FsRoot, cgroup_root: str = "/") -> CgroupLayout:
     layout = layout_from_mounts(mounts)
     driver, kubepods, why = find_kubepods(fs, layout, cgroup_root)
     for reason in layout.reasons + (why,):
-        log.debug("cgroup detection (%s): %s", fs.root, reason)
+        _debug("cgroup detection (%s): %s", fs.root, reason)
     return CgroupLayout(mode=layout.mode, v1_mounts=layout.v1_mounts, unified=layout.unified,
                         driver=driver, kubepods=kubepods, reasons=layout.reasons + (why,))

@@ -8,10 +8,12 @@ hierarchical, i.e. include child cgroups, as ``usage_in_bytes`` does).
 """
 from __future__ import annotations
 
-from typing import List, Tuple
-
 from ._spec import (ANON, CPU_NS, FILE, HUGETLB0, INACTIVE_FILE, INT, KEYED, LIMIT, PIDS_CURRENT,
                     PIDS_MAX, USAGE, FileSpec)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import List, Tuple
 
 VERSION = 1
 MEMORY_USAGE = "memory.usage_in_bytes"

@@ -7,10 +7,12 @@ its usage is emulated as ``anon + file`` of the root ``memory.stat``
 """
 from __future__ import annotations
 
-from typing import List, Tuple
-
 from ._spec import (ANON, CPU_NS, FILE, HUGETLB0, INACTIVE_FILE, INT, KEYED, LIMIT, PIDS_CURRENT,
                     PIDS_MAX, USAGE, FileSpec)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import List, Tuple
 
 VERSION = 2
 MEMORY_CURRENT = "memory.current"

@@ -11,9 +11,8 @@ not available (controller off, file missing).  ``UNLIMITED`` = no limit.
 """
 from __future__ import annotations
 
-from typing import Dict, List, NamedTuple, Optional, Tuple
-
 from .. import _impl
+from .._dataclass import NamedTuple
 from ..errors import PynumaError, Unsupported
 from ..fsroot import FsRoot
 from .v1 import ROOT_STAT_FALLBACK, controllers as _v1_controllers, file_specs as _v1_file_specs
@@ -22,6 +21,10 @@ from ._spec import (ANON, CONTAINER, CPU_NS, FILE, HUGETLB0, INACTIVE_FILE, LIMI
                     PIDS_MAX, POD, UNLIMITED, USAGE, huge_sizes_from_listing, parse_int, parse_keyed,
                     working_set)
 from .detect import CgroupLayout, detect
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, List, Optional, Tuple
 
 _walker = _impl.select("cgwalk")
 

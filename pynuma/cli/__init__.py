@@ -30,6 +30,8 @@ COMMANDS = {
     "show": ("pynuma.cli.show", "CPUs, memory nodes and memory policy of a process"),
     "procs": ("pynuma.cli.procs", "NUMA placement of processes: memory per node, remote share"),
     "bench": ("pynuma.cli.bench", "NUMA memory latency and bandwidth microbenchmarks"),
+    "agent": ("pynuma.cli.agent", "run the node agent: status, Lease, eviction cycles, exports"),
+    "export": ("pynuma.cli.export", "NodeResourceTopology object or Prometheus metrics of this node"),
     "apply": ("pynuma.cli.apply", "create or update a pod's cgroups with the kubelet's settings"),
     "evict": ("pynuma.cli.evict", "kill a pod's processes, remove its cgroups, report its status"),
     "oom-adjust": ("pynuma.cli.oom_adjust", "set a process's oom_score_adj (-1000..1000)"),
@@ -44,11 +46,13 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> int:
+def main(argv=None, owns_process: bool = False) -> int:
     """Run one command line and return its exit code.
 
     Safe to embed: it never ends the process and leaves the caller's garbage
     collector, buffered files and ``finally`` blocks as they were.
+    ``owns_process`` is for the launcher alone (:func:`pynuma.__main__.launch`):
+    only then may a command such as ``pynuma agent`` handle SIGTERM itself.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help", "help"):
@@ -77,6 +81,8 @@ def main(argv=None) -> int:
     common = sys.modules.get("pynuma.cli._common")  # loaded only by the commands that parse with it
     if common is not None:
         common.forget_running()
+    global _owns_process
+    _owns_process = owns_process
     try:
         return int(module.main(argv[1:]) or 0)
     except KeyboardInterrupt:
@@ -87,12 +93,40 @@ def main(argv=None) -> int:
         # a PynumaError was defined by pynuma.errors, so that module is loaded when one is raised;
         # a command that raises none does not pay for importing it
         errors = sys.modules.get("pynuma.errors")
-        if errors is None or not isinstance(err, errors.PynumaError):
-            raise
         common = sys.modules.get("pynuma.cli._common")
         prog = common.error_prog(name) if common is not None else f"pynuma {name}"
-        print(f"{prog}: error: {err}", file=sys.stderr)
-        return err.exit_code
+        if errors is not None and isinstance(err, errors.PynumaError):
+            _say_error(prog, str(err))
+            return err.exit_code
+        if isinstance(err, OSError):
+            # the machine said no (a directory that cannot be written, a file that went away):
+            # an operational failure, told in one line naming the file
+            where = f"{err.filename}: " if err.filename is not None else ""
+            _say_error(prog, f"{where}{err.strerror or err}")
+            return 1
+        raise
+    finally:
+        _owns_process = False
+
+
+def _say_error(prog: str, message: str) -> None:
+    """One line on stderr: names in ``message`` (paths, file content) may hold newlines or escapes."""
+    from ._common import printable
+
+    print(f"{prog}: error: {printable(message)}", file=sys.stderr)
+
+
+#: whether the command now running was started by a launcher that ends the process after it
+_owns_process = False
+
+
+def owns_process() -> bool:
+    """Whether the running command owns the process (started by ``bin/pynuma`` / ``python -m pynuma``).
+
+    Only then may a command change process-wide state such as signal
+    handlers; called in-process through :func:`main`, it never does.
+    """
+    return _owns_process
 
 
 def run(argv=None) -> "NoReturn":

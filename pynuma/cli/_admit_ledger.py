@@ -27,33 +27,52 @@ class _Rollback(Exception):
 
 
 def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool, Tuple[str, ...]]:
-    """``(allocatable, partial, unknown)``: --allocatable, else from the topology file (partial), else discovered."""
+    """``(allocatable, partial, unknown)``: --allocatable, else discovered, else from the topology file (partial).
+
+    A machine that does not tell its CPU count or memory (a saved topology;
+    a dump without ``cpu/online`` or ``/proc/meminfo``) has them from its
+    online CPUs and NUMA nodes, the same way for both, so ``--root DUMP``
+    and ``--topology`` of the dump saved agree.
+    What is still unknown (ephemeral-storage of a dump) is not checked.
+    """
     if args.allocatable:
         return L.parse_allocatable(args.allocatable), False, ()
     if not args.topology:
-        alloc, unknown = L.discovered_allocatable(args.root or "/", args.max_pods)
-        return alloc, False, unknown
+        alloc, _ = L.discovered_allocatable(args.root or "/", args.max_pods)
+        alloc.setdefault("cpu", len(topo.cpus()))  # no cpu/online file: the CPUs discovery found online
+        if "memory" not in alloc:
+            from ..policy.memorymanager.manager import machine_for
+
+            alloc.update(_node_memory(machine_for(None, args.root or "/")))
+        return alloc, False, tuple(r for r in L.CORE if r not in alloc)
     alloc: Dict[str, Any] = {"cpu": len(topo.cpus()), "pods": args.max_pods}
     try:
         from ..inputfile import load_json
         from ..policy.memorymanager.manager import machine_from_topology_json
-        from ..quantity import Quantity
 
         machine = machine_from_topology_json(load_json(args.topology))
     except Exception:  # a CPU-only topology file: memory is simply not known
         return alloc, True, ()
+    alloc.update(_node_memory(machine))
+    return alloc, True, ()
+
+
+def _node_memory(machine) -> Dict[str, Any]:
+    """Allocatable memory and hugepages of NUMA nodes: their sum less hugepages and the default 100Mi."""
+    from ..hugepages.resources import resource_name_for_kb
+    from ..quantity import Quantity
+
     huge: Dict[str, int] = {}
     for node in machine:
         for kb, pages in node.hugepages:
-            from ..hugepages.resources import resource_name_for_kb
-
             huge[resource_name_for_kb(kb)] = huge.get(resource_name_for_kb(kb), 0) + kb * 1024 * pages
     total = sum(n.memory for n in machine)
-    if total:  # 0: the saved machine did not say (a dump without meminfo), so memory is not checked
-        memory = total - sum(huge.values()) - (100 << 20)  # default memory.available<100Mi
-        alloc["memory"] = Quantity(max(memory, 0), "BinarySI")
-    alloc.update({k: Quantity(v, "BinarySI") for k, v in huge.items()})
-    return alloc, True, ()
+    if not total:  # the machine did not say (a dump without meminfo): memory is not checked, never taken as 0
+        return {k: Quantity(v, "BinarySI") for k, v in huge.items()}
+    memory = total - sum(huge.values()) - (100 << 20)  # default memory.available<100Mi
+    out: Dict[str, Any] = {"memory": Quantity(max(memory, 0), "BinarySI")}
+    out.update({k: Quantity(v, "BinarySI") for k, v in huge.items()})
+    return out
 
 
 def fit_report(pod, result) -> Dict[str, Any]:

@@ -10,9 +10,7 @@ from __future__ import annotations
 import sys
 
 from . import _common
-
-HUGEPAGES = "/sys/kernel/mm/hugepages"
-CPU_ONLINE = "/sys/devices/system/cpu/online"
+from ..agent.capacity import discover_capacity  # one rule, shared with the agent
 
 
 def _parser():
@@ -35,53 +33,10 @@ def _parser():
     return p
 
 
-def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unknown=None) -> dict:
-    """The node capacity the kubelet would report, read through ``fs``.
-
-    ``fs_given``: filesystem figures to use instead of statvfs; ``unknown``:
-    a dict that receives ``{resource: why}`` for what could not be measured.
-    """
-    from ..errors import PynumaError
-    from ..pressure.host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo
-    from ..pressure.fsstats import FiguresUnknown, own_fs_stats
-    from ..parse import parse_cpulist
-    from ..quantity import Quantity
-
-    cap = {}
-    cpus = fs.parse(CPU_ONLINE, parse_cpulist)
-    if cpus is not None:
-        cap["cpu"] = Quantity(len(cpus))
-    meminfo = fs.parse(MEMINFO, parse_meminfo) or {}
-    if "MemTotal" in meminfo:
-        cap["memory"] = Quantity(meminfo["MemTotal"], "BinarySI")
-    for entry in fs.listdir(HUGEPAGES):
-        if not (entry.startswith("hugepages-") and entry.endswith("kB")):
-            continue
-        try:
-            size = int(entry[len("hugepages-"):-2]) * 1024
-        except ValueError:
-            continue
-        pages = fs.parse(f"{HUGEPAGES}/{entry}/nr_hugepages", lambda t: int(t.strip()))
-        if pages is not None:
-            cap["hugepages-" + str(Quantity(size, "BinarySI"))] = Quantity(pages * size, "BinarySI")
-    try:
-        nodefs = fs_given["nodefs"] if fs_given else own_fs_stats(fs, kubelet_root)
-        cap["ephemeral-storage"] = Quantity(nodefs.capacity_bytes, "BinarySI")
-    except FiguresUnknown as err:
-        if unknown is not None:
-            unknown["ephemeral-storage"] = str(err)
-    except PynumaError:
-        pass  # no statvfs: no ephemeral-storage capacity, as a kubelet without nodefs stats
-    cap["pods"] = Quantity(max_pods)
-    limits = [v for v in (fs.parse(PID_MAX, lambda t: int(t.strip())), fs.parse(THREADS_MAX, lambda t: int(t.strip())))
-              if v is not None]
-    if limits:
-        cap["pid"] = Quantity(min(limits))
-    return cap
-
-
 def _pci_capacity(fs, args) -> dict:
     """Extended resources offered by PCI devices under the user's mapping (one unit per device)."""
+    if not args.pci_resource and not args.pci_map:
+        return {}  # no mapping, nothing offered: the ledger's modules need not load
     from ..ledger.devices import capacity, offered_devices, parse_rules, rules_from_json
     from ..quantity import Quantity
 

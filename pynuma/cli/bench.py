@@ -1,6 +1,6 @@
 """``pynuma bench memory``: NUMA latency and bandwidth matrices of this host.
 
-    pynuma bench memory                      # defaults: max(64 MiB, 4 x LLC), 0.5 s per measurement
+    pynuma bench memory                      # defaults: 4 x LLC within 16-256 MiB, 0.5 s per measurement
     pynuma bench memory --size 256M --duration 1 --threads 4 --json
 
 Rows are CPU nodes (the measuring thread runs there), columns memory nodes
@@ -19,7 +19,8 @@ def build_parser():
     m = sub.add_parser("memory", help="latency and bandwidth for every (CPU node, memory node) pair",
                        description="Pointer-chase latency and streaming read/copy bandwidth per node pair.")
     m.error = p.error  # one-line usage errors, exit 2
-    m.add_argument("--size", metavar="BYTES", help="buffer per measurement (K/M/G suffixes; default max(64M, 4 x LLC))")
+    m.add_argument("--size", metavar="BYTES", help="buffer per measurement, the most held at once "
+                        "(K/M/G suffixes; default 4 x the largest cache, 16M-256M, at most 1/4 of MemAvailable)")
     m.add_argument("--duration", metavar="SEC", type=float, default=0.5, help="seconds per measurement (default 0.5)")
     m.add_argument("--threads", metavar="N", type=int, default=1, help="bandwidth threads per pair (default 1)")
     m.add_argument("--cpu-nodes", metavar="NODES", help="only these CPU nodes (rows)")

@@ -43,6 +43,12 @@ def _targets(args, p, fs):
     if args.pid is not None:
         if args.pid <= 0:
             p.error(f"argument pid: {args.pid} is not a process id")
+        from ..limits import PID_MAX_LIMIT
+
+        if args.pid > PID_MAX_LIMIT:  # no process can have it (and a syscall could not take it)
+            from ..errors import NoSuchProcess
+
+            raise NoSuchProcess(f"pid {str(args.pid)[:40]}: no such process (pids end at {PID_MAX_LIMIT})")
         return [(args.pid, None)]
     from ..errors import NoSuchProcess
     from ..procs import find_processes

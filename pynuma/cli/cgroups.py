@@ -1,7 +1,9 @@
 """``pynuma cgroups``: cgroup mode and driver, and the usage of every kubelet pod and container cgroup."""
 from __future__ import annotations
 
-from typing import List, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import List, Optional
 
 
 def _mib(v: Optional[int]) -> str:
@@ -20,7 +22,10 @@ def _num(v: Optional[int]) -> str:
 
 
 def main(argv: List[str]) -> int:
-    from ._common import add_json, add_root, parser, print_json
+    from ._common import add_json, add_root, parser, print_json, printable
+
+    def say(line: str) -> None:
+        print(printable(line))  # names come from directory names: escape what would drive the terminal
 
     p = parser("cgroups", "Cgroup mode, kubelet driver, and usage of every pod and container cgroup.")
     add_root(p)
@@ -51,11 +56,11 @@ def main(argv: List[str]) -> int:
                      for pd in pods],
         })
         return 0
-    print(f"mode: {layout.mode} (kubelet reads cgroup v{layout.version})   driver: {layout.driver or '-'}   "
-          f"kubepods: {layout.kubepods or '-'}")
+    say(f"mode: {layout.mode} (kubelet reads cgroup v{layout.version})   driver: {layout.driver or '-'}   "
+        f"kubepods: {layout.kubepods or '-'}")
     if args.explain:
         for r in layout.reasons:
-            print(f"  - {r}")
+            say(f"  - {r}")
     if root is not None:
         print(f"node root: usage {_mib(root.memory_usage)}  working set {_mib(root.memory_working_set)}  "
               f"capacity {_mib(root.memory_limit)}")
@@ -68,8 +73,9 @@ def main(argv: List[str]) -> int:
     # full container ids (the runtime's own, as crictl and the kubelet's logs show them): no truncation
     table = []
     for pd in pods:
-        table.append((pd.uid, pd.qos, pd.stats))
-        table += [(f"  {c.runtime + ':' if c.runtime else ''}{c.id}", "", c.stats) for c in pd.containers]
+        # names come from directory names: escaped before they reach the terminal (and the widths)
+        table.append((printable(pd.uid), pd.qos, pd.stats))
+        table += [(printable(f"  {c.runtime + ':' if c.runtime else ''}{c.id}"), "", c.stats) for c in pd.containers]
     width = max(len("POD/CONTAINER"), *(len(name) for name, _, _ in table))
     print(f"{'POD/CONTAINER':<{width}} {'QOS':<10} {'WORKSET':>10} {'USAGE':>10} {'LIMIT':>10} {'RSS':>10} "
           f"{'PIDS':>5} {'CPU-SECONDS':>11}")

@@ -233,7 +233,11 @@ def _report(config, state, decision, pods, stats, reading, explain):
 
 
 def _print_table(out):
-    w = sys.stdout.write
+    from ._common import printable
+
+    def w(text: str) -> None:
+        # pod names and uids come from manifests and cgroup directory names: never raw to the terminal
+        sys.stdout.write(printable(text, lines=True))
     w(f"{'SIGNAL':<28} {'AVAILABLE':>12} {'CAPACITY':>12} {'THRESHOLD':>12} {'KIND':<10} MET\n")
     for r in out["signals"]:
         kind = "hard" if r["hard"] else f"soft {r['grace_period_s']:g}s"
@@ -301,8 +305,7 @@ _MAX_WATCH_S = 86400.0 * 365  # a year between passes is already no watch at all
 
 def main(argv) -> int:
     args = _parser().parse_args(argv)
-    from dataclasses import replace
-
+    from .._dataclass import replace
     from ..errors import InputError
     from ..fsroot import FsRoot
     from ..policy.eviction.manager import EvictionState, synchronize

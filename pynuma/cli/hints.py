@@ -13,7 +13,8 @@ NUMA nodes (and distances, for ``prefer-closest-numa-nodes``) come from
 ``--topology FILE`` (saved ``pynuma topology --json`` or the kubelet-style
 CPU topology form), ``--root DIR`` or the live host.  Prints the merged
 hint and the decision; ``--json`` prints
-``{"hint": {"numa": [...] | null, "preferred": bool}, "admit": bool}``.
+``{"hint": {"numa": [...] | null, "preferred": bool}, "admit": bool, "exact": bool}``
+(``exact`` false: on a huge machine the merge answered from its bounded search).
 Exit 0 when the pod would be admitted, 1 when the policy rejects it;
 unknown policy or option, or a malformed hints file: one line, exit 2.
 """
@@ -102,13 +103,15 @@ def main(argv) -> int:
     info = numa_info_for(args.topology, args.root)
     check_hint_nodes(providers, info.nodes, args.hints)
     manager = TopologyManager.create(info, args.policy, args.scope, options)
-    hint, admit = manager.merge(providers)
+    hint, admit, exact = manager.merge_ex(providers)
     if args.json:
-        print_json({"hint": hint.to_json(), "admit": admit})
+        print_json({"hint": hint.to_json(), "admit": admit, "exact": exact})
     else:
         numa = hint.numa_affinity
         nodes = "any NUMA node" if numa is None else "NUMA node " + ",".join(map(str, numa))
         print(f"hint: {nodes} ({'preferred' if hint.preferred else 'not preferred'})")
+        if not exact:
+            print("(a bounded search answered: this machine's hint lists are too long for an exact merge)")
         print(f"admitted by the {args.policy} policy" if admit else
               f"rejected by the {args.policy} policy: TopologyAffinityError "
               "(Resources cannot be allocated with Topology locality)")

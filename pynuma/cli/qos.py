@@ -1,7 +1,9 @@
 """``pynuma qos POD.yaml``: QoS class and per-container OOM score adjustment, as the kubelet computes them."""
 from __future__ import annotations
 
-from typing import List
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import List
 
 
 def _capacity(args) -> int:

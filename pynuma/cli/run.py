@@ -12,7 +12,6 @@ command's own; 2 for bad options or ids (named); 1 when the kernel refuses;
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -43,7 +42,7 @@ def build_parser():
     p.add_argument("--dry-run", action="store_true", help="check and print the placement, run nothing")
     _common.add_json(p)
     _common.add_root(p)
-    p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the command to run")
+    p.add_argument("command", nargs=_common.REMAINDER, metavar="-- CMD ARGS", help="the command to run")
     return p
 
 

@@ -77,7 +77,7 @@ def main(argv) -> int:
     try:
         opts = _parse_args(argv)
     except _Usage as err:
-        sys.stderr.write(f"pynuma topology: error: {err}\n{USAGE}\n")
+        sys.stderr.write(f"pynuma topology: error: {err} (see 'pynuma topology --help')\n")
         return 2
     if opts["help"]:
         sys.stdout.write(HELP)

@@ -1,24 +1,38 @@
-"""The eviction and reservation fields of a KubeletConfiguration file (``--config`` of the kubelet).
+"""The KubeletConfiguration fields pynuma uses (``--config`` of the kubelet).
 
 >>> cfg = load_kubelet_config("/var/lib/kubelet/config.yaml")  # doctest: +SKIP
 >>> cfg.thresholds()                                           # doctest: +SKIP
 
-Only the fields pynuma uses are read; unknown fields are ignored as the
-kubelet's lenient decoding would.  Absent fields take the kubelet defaults
+Eviction, node-allocatable reservations, the CPU / Memory / Topology
+Manager settings and the node status and lease periods.  Only the fields
+pynuma uses are read; unknown fields are ignored as the kubelet's lenient
+decoding would.  Absent fields take the kubelet defaults
 (``evictionHard`` defaults apply only when the map is absent).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional
+from collections.abc import Mapping
 
+from .._dataclass import dataclass, field
 from ..errors import InputError
 from ..limits import INT32_MAX
+from ..policy.memorymanager.reserved import MemoryReservation
 from ..quantity import Quantity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Any, Dict, List, Optional, Tuple
 
 KIND = "KubeletConfiguration"
 _MAPS = ("evictionHard", "evictionSoft", "evictionSoftGracePeriod", "evictionMinimumReclaim",
-         "kubeReserved", "systemReserved")
+         "kubeReserved", "systemReserved", "cpuManagerPolicyOptions", "topologyManagerPolicyOptions")
+# name in the file -> (dataclass field, kubelet default)
+_STRINGS = {"cpuManagerPolicy": ("cpu_manager_policy", "none"), "reservedSystemCPUs": ("reserved_system_cpus", ""),
+            "topologyManagerPolicy": ("topology_manager_policy", "none"),
+            "topologyManagerScope": ("topology_manager_scope", "container"),
+            "memoryManagerPolicy": ("memory_manager_policy", "None")}
+_DURATIONS = {"nodeStatusUpdateFrequency": ("node_status_update_frequency_s", "10s"),
+              "nodeStatusReportFrequency": ("node_status_report_frequency_s", "1m")}
 
 
 @dataclass(frozen=True)
@@ -36,6 +50,20 @@ class KubeletConfig:
     enforce_node_allocatable: List[str] = field(default_factory=lambda: ["pods"])
     local_storage_capacity_isolation: bool = True
     feature_gates: Dict[str, bool] = field(default_factory=dict)
+    cpu_manager_policy: str = "none"
+    cpu_manager_policy_options: Dict[str, str] = field(default_factory=dict)
+    reserved_system_cpus: str = ""
+    topology_manager_policy: str = "none"
+    topology_manager_scope: str = "container"
+    topology_manager_policy_options: Dict[str, str] = field(default_factory=dict)
+    memory_manager_policy: str = "None"  # the kubelet spells these two "None" and "Static"
+    reserved_memory: Tuple[MemoryReservation, ...] = ()
+    max_pods: int = 110
+    # pkg/kubelet/apis/config/v1beta1/defaults.go: 10s, 5m, 40s.  The 5m report period assumes a
+    # NodeLease reader; this agent's sinks are files a reader polls, so it reports every minute.
+    node_status_update_frequency_s: float = 10.0
+    node_status_report_frequency_s: float = 60.0
+    node_lease_duration_s: int = 40
     source: str = ""
 
     def thresholds(self):
@@ -103,6 +131,7 @@ def parse_kubelet_config(doc: Any, where: str = "kubelet config") -> KubeletConf
     if not isinstance(gates, Mapping):
         raise InputError(f"{where}: featureGates must be a map")
     lsci = doc.get("localStorageCapacityIsolation", True)
+    extra = _manager_and_status_fields(doc, where, maps)
     return KubeletConfig(
         eviction_hard=maps["evictionHard"], eviction_soft=maps["evictionSoft"],
         eviction_soft_grace_period=maps["evictionSoftGracePeriod"],
@@ -110,8 +139,45 @@ def parse_kubelet_config(doc: Any, where: str = "kubelet config") -> KubeletConf
         eviction_pressure_transition_period_s=period_s, eviction_max_pod_grace_period_s=grace,
         kube_reserved=maps["kubeReserved"] or {}, system_reserved=maps["systemReserved"] or {},
         enforce_node_allocatable=[str(x) for x in enforce], local_storage_capacity_isolation=bool(lsci),
-        feature_gates={str(k): bool(v) for k, v in gates.items()}, source=where,
+        feature_gates={str(k): bool(v) for k, v in gates.items()}, source=where, **extra,
     )
+
+
+def _positive_int(doc: Mapping, name: str, default: int, where: str) -> int:
+    value = doc.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise InputError(f"{where}: {name} must be a positive integer")
+    return value
+
+
+def _manager_and_status_fields(doc: Mapping, where: str, maps: Mapping[str, Optional[Dict[str, str]]]) -> dict:
+    """The CPU / Memory / Topology Manager and node status fields, as dataclass keyword arguments."""
+    from ..policy.eviction.thresholds import parse_duration
+
+    out: Dict[str, Any] = {}
+    for name, (attr, default) in _STRINGS.items():
+        value = doc.get(name, default)
+        if not isinstance(value, str):
+            raise InputError(f"{where}: {name} must be a string")
+        out[attr] = value
+    for name, (attr, default) in _DURATIONS.items():
+        try:
+            seconds = parse_duration(str(doc.get(name, default)))
+        except InputError as err:
+            raise InputError(f"{where}: {name}: {err}") from None
+        if seconds <= 0:
+            raise InputError(f"{where}: {name} must be positive")
+        out[attr] = seconds
+    out["node_lease_duration_s"] = _positive_int(doc, "nodeLeaseDurationSeconds", 40, where)
+    out["max_pods"] = _positive_int(doc, "maxPods", 110, where)
+    out["cpu_manager_policy_options"] = maps["cpuManagerPolicyOptions"] or {}
+    out["topology_manager_policy_options"] = maps["topologyManagerPolicyOptions"] or {}
+    reserved = doc.get("reservedMemory") or []
+    if not isinstance(reserved, list):
+        raise InputError(f"{where}: reservedMemory must be a list")
+    out["reserved_memory"] = tuple(MemoryReservation.from_dict(r, f"{where}: reservedMemory[{i}]")
+                                   for i, r in enumerate(reserved))
+    return out
 
 
 def load_kubelet_config(path: str) -> KubeletConfig:

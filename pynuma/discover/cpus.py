@@ -78,6 +78,10 @@ def read_cpu_sets(fs, warnings: List[str], texts: Optional[Sequence[Optional[str
         text = texts[name]
         sets[name] = None if text is None else _cpulist(fs, path, text)
     online = sets["online"]
+    if online == 0:
+        # a running kernel has at least one CPU online: an empty (or all-NUL) file says nothing
+        warnings.append(f"{fs.host_path(_SET_PATHS[0])}: lists no CPU; online CPUs taken from the cpuN directories")
+        online = None
     if online is None:
         online, listed = _online_from_dirs(fs)
         sets["possible"] = sets["possible"] if sets["possible"] is not None else listed
@@ -141,9 +145,17 @@ def _probe_names(fs, cpus: List[int]) -> Tuple[Optional[Dict[str, Optional[str]]
     return None, -1, dropped
 
 
+# Reported sets larger than this are first checked against the cpuN directories (one listing)
+_LIST_ABOVE = 256
+
+
 def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
     """Per-CPU topology of the ``reported`` CPUs (bitmap); CPUs without a topology dir are dropped."""
     topo = CpuTopology()
+    if reported.bit_count() > _LIST_ABOVE:
+        # a CPU without a cpuN directory has no topology directory either (dropped below anyway):
+        # one listing keeps the work to the CPUs present, however many a 10-byte cpu/online claims
+        reported &= sum(1 << i for i in (parse_prefixed_id(n, "cpu") for n in fs.listdir(CPU_DIR)) if i is not None)
     cpus = list(_bits(reported))
     probe, probe_cpu, dropped = _probe_names(fs, cpus)
     if probe is None:

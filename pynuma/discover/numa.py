@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-
 from .. import _impl
 from ..cpuset import CPUSet
 from ..errors import ParseError
+from ..limits import MAX_NUMA_NODES
 from ..model import NumaNode, node_of_cpus as _node_of_cpus
 from ..parse import parse_memory_totals, parse_prefixed_id
 from .hugepages import global_pools, node_dir, read_pools_many
@@ -26,7 +27,7 @@ NODE_DIR = "/sys/devices/system/node"
 
 def list_node_ids(fs) -> List[int]:
     """Ids of every ``nodeN`` directory, ascending (not in directory order)."""
-    ids = (parse_prefixed_id(n, "node") for n in fs.listdir(NODE_DIR))
+    ids = (parse_prefixed_id(n, "node", MAX_NUMA_NODES) for n in fs.listdir(NODE_DIR))
     return sorted(i for i in ids if i is not None)
 
 

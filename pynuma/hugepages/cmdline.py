@@ -12,8 +12,12 @@ size.  Everything after `` -- `` belongs to init and is ignored.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from .._dataclass import dataclass, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, List, Optional, Tuple
+
 
 CMDLINE = "/proc/cmdline"
 _SUFFIX = {"k": 1, "m": 1 << 10, "g": 1 << 20, "t": 1 << 30, "p": 1 << 40, "e": 1 << 50}

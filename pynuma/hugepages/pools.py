@@ -11,19 +11,19 @@ and Kubernetes capacity (``hugepages-2Mi`` quantities per node and in total).
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple
-
+from .._dataclass import dataclass, field
 from ..errors import InputError
 from ..quantity import BINARY_SI, Quantity
 from .cmdline import CmdlineHugepages, parse_size_kb, read_cmdline
 from .resources import PREFIX, resource_name_for_kb
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Iterable, List, Mapping, Optional, Tuple
+
 GLOBAL_DIR = "/sys/kernel/mm/hugepages"
 NODES_DIR = "/sys/devices/system/node"
 MEMINFO = "/proc/meminfo"
-_NODE_RE = re.compile(r"node(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -98,9 +98,9 @@ def node_ids(fs) -> List[int]:
     """NUMA node ids that have a directory under ``/sys/devices/system/node`` (ascending)."""
     ids = []
     for name in fs.listdir(NODES_DIR):
-        m = _NODE_RE.match(name)
-        if m:
-            ids.append(int(m.group(1)))
+        digits = name[4:-1] if name.endswith("\n") else name[4:]  # what re's node(\d+)$ matched
+        if name.startswith("node") and digits.isdecimal():
+            ids.append(int(digits))
     return sorted(ids)
 
 

@@ -13,11 +13,7 @@ for hugepages must also ask for cpu or memory.
 """
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from fractions import Fraction
-from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
-
+from .._dataclass import dataclass
 from ..errors import InputError
 from ..quantity import BINARY_SI, Quantity
 
@@ -26,7 +22,12 @@ PREFIX = "hugepages-"
 # native resources except hugepages; extended resources never overcommit).
 _QOS_COMPUTE = ("cpu", "memory")
 
-QuantityLike = Union[Quantity, str, int]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from fractions import Fraction
+    from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
+
+    QuantityLike = Union[Quantity, str, int]
 
 
 def is_hugepage_resource_name(name: str) -> bool:
@@ -110,6 +111,8 @@ class FieldError:
     def __str__(self) -> str:
         # the API server's wording: field.ErrorType strings, the value quoted as Go's %q does
         kind = {"Invalid": "Invalid value", "Required": "Required value"}.get(self.type, self.type)
+        import json  # here: only an error message pays for it
+
         shown = f": {json.dumps(self.value)}" if self.value is not None else ""
         return f"{self.path}: {kind}{shown}: {self.detail}"
 
@@ -187,5 +190,5 @@ def capacity_from_machine_info(num_cores: int, memory_bytes: int,
     }
     for size_kb, pages in hugepages:
         name = resource_name_for_kb(size_kb)
-        cap[name] = Quantity(Fraction(int(size_kb) * 1024 * int(pages)), BINARY_SI)
+        cap[name] = Quantity(int(size_kb) * 1024 * int(pages), BINARY_SI)
     return cap

@@ -13,17 +13,22 @@ part out (the allocatableMemory.available threshold covers it).
 """
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Dict, Iterable, List, Mapping, Optional
+from collections.abc import Mapping
 
 from ..errors import InputError
 from ..quantity import Quantity
 from .eviction.signals import MEMORY_AVAILABLE, NODEFS_AVAILABLE, OP_LESS_THAN
 from .eviction.thresholds import Threshold
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from fractions import Fraction
+    from typing import Dict, Iterable, List, Optional
+
+    Resources = Mapping[str, Quantity]
+
 RESERVABLE = ("cpu", "memory", "ephemeral-storage", "pid")
 HUGEPAGES_PREFIX = "hugepages-"
-Resources = Mapping[str, Quantity]
 
 
 def validate_reserved(reserved: Resources, what: str = "kube-reserved") -> Dict[str, Quantity]:
@@ -56,7 +61,7 @@ def node_allocatable_reservation(capacity: Resources, kube_reserved: Resources, 
     eviction = hard_eviction_reservation(hard_thresholds, capacity)
     out: Dict[str, Quantity] = {}
     for k in capacity:
-        total = Fraction(0)
+        total = 0
         fmt = None
         for src in (system_reserved, kube_reserved, eviction):
             q = src.get(k)
@@ -69,7 +74,7 @@ def node_allocatable_reservation(capacity: Resources, kube_reserved: Resources, 
 
 
 def _hugepages_total(capacity: Resources) -> Fraction:
-    return sum((q.amount for k, q in capacity.items() if k.startswith(HUGEPAGES_PREFIX)), Fraction(0))
+    return sum((q.amount for k, q in capacity.items() if k.startswith(HUGEPAGES_PREFIX)), 0)
 
 
 def node_allocatable_enforced(capacity: Resources, kube_reserved: Resources,
@@ -83,7 +88,7 @@ def node_allocatable_enforced(capacity: Resources, kube_reserved: Resources,
         v = cap.amount - (system_reserved.get(k, Quantity(0)).amount) - (kube_reserved.get(k, Quantity(0)).amount)
         if k == "memory":
             v -= _hugepages_total(capacity)
-        out[k] = Quantity(max(v, Fraction(0)), cap.format)
+        out[k] = Quantity(max(v, 0), cap.format)
     return out
 
 
@@ -94,11 +99,11 @@ def node_status_allocatable(capacity: Resources, kube_reserved: Resources, syste
     out: Dict[str, Quantity] = {}
     for k, cap in capacity.items():
         v = cap.amount - (reservation[k].amount if k in reservation else 0)
-        out[k] = Quantity(max(v, Fraction(0)), cap.format)
+        out[k] = Quantity(max(v, 0), cap.format)
     if "memory" in out:
         for k, cap in capacity.items():
             if k.startswith(HUGEPAGES_PREFIX):
-                out["memory"] = Quantity(max(out["memory"].amount - cap.amount, Fraction(0)), out["memory"].format)
+                out["memory"] = Quantity(max(out["memory"].amount - cap.amount, 0), out["memory"].format)
     return out
 
 

@@ -15,11 +15,13 @@ never scores above the smallest app container, and the result is clamped to
 """
 from __future__ import annotations
 
-from typing import Dict, Optional, Union
-
 from ..errors import InputError
 from ..pod import Container, Pod
 from .qos import BEST_EFFORT, GUARANTEED, qos_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Optional, Union
 
 KUBELET_OOM_SCORE_ADJ = -999
 KUBE_PROXY_OOM_SCORE_ADJ = -999

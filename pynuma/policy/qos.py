@@ -11,11 +11,13 @@ resources alone decide.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Dict, Iterable, Mapping, Optional, Tuple
-
 from ..pod import Container, Pod
 from ..quantity import Quantity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from fractions import Fraction
+    from typing import Dict, Iterable, Mapping, Optional, Tuple
 
 GUARANTEED, BURSTABLE, BEST_EFFORT = "Guaranteed", "Burstable", "BestEffort"
 QOS_CLASSES = (GUARANTEED, BURSTABLE, BEST_EFFORT)
@@ -52,7 +54,7 @@ def _positive(res: Mapping[str, Quantity]) -> Dict[str, Fraction]:
 
 def _accumulate(into: Dict[str, Fraction], res: Mapping[str, Fraction]) -> None:
     for name, amount in res.items():
-        into[name] = into.get(name, Fraction(0)) + amount
+        into[name] = into.get(name, 0) + amount
 
 
 def _collect(pairs: Iterable[Tuple[Mapping[str, Quantity], Mapping[str, Quantity]]]):

@@ -23,11 +23,14 @@ why) unless they are given, e.g. from a kubelet ``/stats/summary``
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
-from typing import Dict, Optional
 
+from .._dataclass import asdict, dataclass
 from ..errors import InputError, Unsupported, from_oserror
 from ..fsroot import FsRoot
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Optional
 
 KUBELET_ROOT = "/var/lib/kubelet"
 # Image stores of the common runtimes: the first that exists is imagefs by default.

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from .._dataclass import dataclass, field
 from ..fsroot import FsRoot
 from ..policy.eviction.observations import Observation, make_signal_observations
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, List, Optional, Tuple
+
     from .fsstats import FsStats
 
 MEMINFO = "/proc/meminfo"

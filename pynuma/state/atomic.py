@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 
 
 def write_atomic(path: str, data, mode=None) -> None:
@@ -13,9 +12,6 @@ def write_atomic(path: str, data, mode=None) -> None:
     renamed over ``path``, and the directory is fsynced so the rename
     survives a crash.  ``mode`` defaults to the replaced file's permissions
     (0644 for a new file), so rewriting a checkpoint never widens or narrows them.
-    The temp file is ``.<name>.<random>.tmp``: a writer killed before its
-    rename leaves one, which the next writer holding the state lock removes
-    (:func:`pynuma.ledger.checkpoints.sync`).
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
@@ -26,6 +22,8 @@ def write_atomic(path: str, data, mode=None) -> None:
             mode = st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else 0o644
         except OSError:
             mode = 0o644
+    import tempfile  # here, not at the top: reading a checkpoint need not pay for it
+
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     try:

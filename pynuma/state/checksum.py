@@ -15,7 +15,10 @@ describe its struct in a few lines:
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Tuple, Union
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Any, Iterable, Tuple, Union
+
 
 FNV32_OFFSET = 0x811C9DC5
 FNV32_PRIME = 0x01000193

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .atomic import write_atomic
 from ..cpuset import CPUSet
 from ..errors import CheckpointError, InputError
 from .checksum import Struct, Typed, checksum_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 CHECKPOINT_NAME = "cpu_manager_state"
 DEFAULT_DIR = "/var/lib/kubelet"

@@ -41,7 +41,7 @@ def test_restricted_rejects_unaligned_and_says_so(tmp_path, topo):
                               {"memory": [H([1], True), H([0, 1], False)]}])
     out = run("merge", "--policy", "restricted", "--hints", hints, "--topology", topo, "--json")
     assert out.returncode == 1, out.stderr  # the README: 1 when the kubelet rules say no
-    assert json.loads(out.stdout) == {"hint": H([0], False), "admit": False}
+    assert json.loads(out.stdout) == {"hint": H([0], False), "admit": False, "exact": True}
     text = run("merge", "--policy", "restricted", "--hints", hints, "--topology", topo)
     assert text.returncode == 1 and text.stdout.splitlines() == [
         "hint: NUMA node 0 (not preferred)",
@@ -51,7 +51,7 @@ def test_restricted_rejects_unaligned_and_says_so(tmp_path, topo):
 def test_aligned_hints_are_admitted(tmp_path, topo):
     hints = _hints(tmp_path, [{"cpu": [H([1], True), H([0, 1], False)]}, {"memory": [H([1], True)]}])
     out = run("merge", "--policy", "single-numa-node", "--hints", hints, "--topology", topo, "--json")
-    assert out.returncode == 0 and json.loads(out.stdout) == {"hint": H([1], True), "admit": True}
+    assert out.returncode == 0 and json.loads(out.stdout) == {"hint": H([1], True), "admit": True, "exact": True}
     text = run("merge", "--policy", "single-numa-node", "--hints", hints, "--topology", topo)
     assert text.returncode == 0 and text.stdout.splitlines() == [
         "hint: NUMA node 1 (preferred)", "admitted by the single-numa-node policy"]
@@ -73,7 +73,7 @@ def test_topologies_json_minimal_form_is_accepted(tmp_path):
                                 "cpus": _cpus(2), "distances": None}))
     hints = _hints(tmp_path, [{}, {"x": []}])
     out = run("merge", "--policy", "best-effort", "--hints", hints, "--topology", str(path), "--json")
-    assert json.loads(out.stdout) == {"hint": H([0, 1], False), "admit": True}
+    assert json.loads(out.stdout) == {"hint": H([0, 1], False), "admit": True, "exact": True}
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -106,7 +106,7 @@ def test_more_nodes_than_allowed_needs_the_option(tmp_path):
     assert refused.returncode == 2 and "more than 8 NUMA Nodes" in refused.stderr
     ok = run("merge", "--policy", "restricted", "--option", "max-allowable-numa-nodes=16", "--hints", hints,
              "--topology", str(path), "--json")
-    assert json.loads(ok.stdout) == {"hint": H([9], True), "admit": True}
+    assert json.loads(ok.stdout) == {"hint": H([9], True), "admit": True, "exact": True}
 
 
 @pytest.mark.parametrize("providers, where, missing", [

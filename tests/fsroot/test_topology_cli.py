@@ -80,7 +80,7 @@ def test_save_then_load(root, tmp_path):
 def test_usage_errors_exit_2_one_line(args, needle):
     res = run(*args)
     assert res.returncode == 2
-    assert needle in res.stderr.splitlines()[0]
+    assert len(res.stderr.splitlines()) == 1 and needle in res.stderr.splitlines()[0]
     assert "Traceback" not in res.stderr
 
 

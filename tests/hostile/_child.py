@@ -1,7 +1,7 @@
 """Run ``pynuma ARGV`` in a child process, cheaply, with a memory cap and a deadline.
 
 ``forked(argv)`` forks this (already imported) interpreter and runs the
-launcher's entry point, :func:`pynuma.cli.run`, in the child as ``python -m
+launcher's entry point, :func:`pynuma.__main__.launch`, in the child as ``python -m
 pynuma`` would; an exception that escapes is printed as the interpreter
 prints it (a traceback) and exits 1.  It saves the 0.2-0.5 s interpreter
 start of each case, so a corpus of hundreds of cases stays inside the CI
@@ -32,57 +32,76 @@ def _limit(mem: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
 
 
-def forked(argv, timeout: float = DEADLINE, mem: int = MEMORY_CAP) -> Outcome:
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child
-            code = 1
-            try:
-                null = os.open(os.devnull, os.O_RDONLY)
-                os.dup2(null, 0)
-                os.dup2(out.fileno(), 1)
-                os.dup2(err.fileno(), 2)
-                signal.signal(signal.SIGALRM, signal.SIG_DFL)
-                signal.alarm(int(timeout) + 1)
-                _limit(mem)
-                sys.stdin = open(0, "r", closefd=False)
-                sys.stdout = open(1, "w", closefd=False)
-                sys.stderr = open(2, "w", closefd=False)
-                sys.argv = ["pynuma", *argv]
-                from pynuma.cli import run
+def _child(argv, out, err, timeout: float, mem: int) -> None:  # pragma: no cover - runs in the child
+    code = 1
+    try:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(int(timeout) + 1)
+        _limit(mem)
+        sys.stdin = open(0, "r", closefd=False)
+        sys.stdout = open(1, "w", closefd=False)
+        sys.stderr = open(2, "w", closefd=False)
+        sys.argv = ["pynuma", *argv]
+        from pynuma.__main__ import launch  # what bin/pynuma and python -m pynuma run
 
-                run(list(argv))
-                code = 0
-            except SystemExit as exc:
-                if exc.code is None or isinstance(exc.code, int):
-                    code = exc.code or 0
-                else:
-                    print(exc.code, file=sys.stderr)
-            except BaseException:  # noqa: B902 - what the interpreter would print
-                import traceback
+        launch()
+        code = 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or 0
+        else:
+            print(exc.code, file=sys.stderr)
+    except BaseException:  # noqa: B902 - what the interpreter would print
+        import traceback
 
-                traceback.print_exc()
-            finally:
-                try:
-                    sys.stdout.flush()
-                    sys.stderr.flush()
-                finally:
-                    os._exit(code)
-        deadline = time.monotonic() + timeout
-        while True:
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def forked_many(argvs, jobs: int = 2, timeout: float = DEADLINE, mem: int = MEMORY_CAP):
+    """:func:`forked` for each argv, ``jobs`` children at a time (all started from this one thread)."""
+    pending = list(enumerate(argvs))
+    running = {}
+    results = [None] * len(pending)
+    while pending or running:
+        while pending and len(running) < jobs:
+            i, argv = pending.pop(0)
+            out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover
+                _child(argv, out, err, timeout, mem)
+            running[pid] = (i, out, err, time.monotonic() + timeout)
+        for pid, (i, out, err, deadline) in list(running.items()):
             done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if time.monotonic() > deadline:
+            if not done:
+                if time.monotonic() < deadline:
+                    continue
                 os.kill(pid, signal.SIGKILL)
                 os.waitpid(pid, 0)
                 status = None
-                break
-            time.sleep(0.005)
-        out.seek(0)
-        err.seek(0)
-        code = "timeout" if status is None else os.waitstatus_to_exitcode(status)
-        return Outcome(code, out.read(), err.read())
+            del running[pid]
+            out.seek(0)
+            err.seek(0)
+            code = "timeout" if status is None else os.waitstatus_to_exitcode(status)
+            results[i] = Outcome(code, out.read(), err.read())
+            out.close()
+            err.close()
+        time.sleep(0.002)
+    return results
+
+
+def forked(argv, timeout: float = DEADLINE, mem: int = MEMORY_CAP) -> Outcome:
+    """``pynuma argv`` in a forked child of this interpreter (see the module's docstring)."""
+    return forked_many([argv], 1, timeout, mem)[0]
 
 
 def spawned(argv, timeout: float = DEADLINE, mem: int = MEMORY_CAP) -> Outcome:

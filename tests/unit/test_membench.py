@@ -214,3 +214,62 @@ def test_cli_rejects_non_finite_durations(duration, capsys):
     rc = main(["bench", "memory", "--duration", duration, "--size", "64K"])
     err = capsys.readouterr().err
     assert rc == 2 and "--duration" in err and len(err.strip().splitlines()) == 1
+
+
+class _Cache:
+    def __init__(self, size):
+        self.size_bytes = size
+
+
+class _Topo:
+    def __init__(self, *sizes):
+        self.caches = [_Cache(s) for s in sizes]
+
+
+@pytest.mark.parametrize("caches,available_kb,want", [
+    ((32 << 10, 1 << 20, 32 << 20), 1 << 30, 128 << 20),     # 4 x the largest cache
+    ((256 << 20,), 64 << 30, membench.MAX_DEFAULT),          # a huge LLC: capped
+    ((1 << 20,), 64 << 30, membench.MIN_DEFAULT),            # a tiny one: floored
+    ((), 64 << 30, membench.DEFAULT_SIZE),                   # caches unknown
+    ((64 << 20,), 400 << 10, 100 << 20),                     # a small VM: a quarter of MemAvailable
+    ((64 << 20,), 8 << 10, membench.MIN_DEFAULT),            # never below the floor
+])
+def test_default_size_from_the_caches_and_available_memory(tmp_path, caches, available_kb, want):
+    from pynuma.fsroot import FsRoot
+
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc" / "meminfo").write_text(f"MemTotal: {available_kb * 2} kB\nMemAvailable: {available_kb} kB\n")
+    assert membench.default_size(_Topo(*caches), FsRoot(str(tmp_path))) == want
+
+
+def test_one_measurement_holds_about_one_buffer(monkeypatch):
+    """The streams' buffers are made after the chase's is gone, the copy's after the read's:
+    at most about ``size`` bytes are mapped at any time (it was 3 x, plus a size-long temporary)."""
+    import threading
+
+    size = 8 << 20
+    live, peak = [0], [0]
+    lock = threading.Lock()
+    real_mmap = mmap.mmap
+
+    class Tracked(real_mmap):
+        def __new__(cls, fileno, length, *args, **kwargs):
+            with lock:
+                live[0] += length
+                peak[0] = max(peak[0], live[0])
+            return super().__new__(cls, fileno, length, *args, **kwargs)
+
+        def close(self):
+            if not self.closed:
+                with lock:
+                    live[0] -= len(self)
+            super().close()
+
+    monkeypatch.setattr(mmap, "mmap", Tracked)
+    from pynuma import bind
+
+    for threads in (1, 2):
+        peak[0] = 0
+        membench._pair(bind.get_affinity(0), 0, size, 0.01, threads, False)
+        assert size <= peak[0] <= size + 2 * mmap.PAGESIZE * threads, (threads, peak[0])
+        assert live[0] == 0

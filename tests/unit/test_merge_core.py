@@ -94,3 +94,28 @@ def test_unknown_strategy_is_refused(backend_mods):
     for mod in backend_mods.values():
         with pytest.raises(KeyError):
             mod.merge(1, [], False, None, 10, "fastest")
+
+
+@given(problems())
+@settings(max_examples=150, deadline=None)
+def test_merge_from_hint_objects_equals_merge_from_encoded_lists(p):
+    from pynuma.policy.topologymanager.bitmask import NUMAMask
+    from pynuma.policy.topologymanager.hints import TopologyHint
+
+    default, lists, closest, dist = p
+    hint_lists = [[TopologyHint(None if m < 0 else NUMAMask.from_bits(m), bool(f)) for m, f in zip(masks, prefs)]
+                  for masks, prefs in lists]
+    for mod in _impl.implementations("merge").values():
+        assert mod.merge_hints(default, hint_lists, closest, dist, 1 << 20) == \
+            mod.merge(default, lists, closest, dist, 1 << 20)
+
+
+def test_native_merge_from_hints_refuses_masks_past_64_bits():
+    from pynuma.policy.topologymanager.bitmask import NUMAMask
+    from pynuma.policy.topologymanager.hints import TopologyHint
+
+    native = _impl.implementations("merge").get("native")
+    if native is None:
+        pytest.skip("native merge core not built")
+    with pytest.raises(OverflowError):
+        native.merge_hints(3, [[TopologyHint(NUMAMask([0, 70]), True)]], False, None, 1 << 20)

@@ -161,3 +161,38 @@ def test_exhaustive_three_nodes_single_hint_lists():
                 want = m.merge_exhaustive()
                 for mod in IMPLS.values():
                     assert m.merge_ex(mod) == (want, True), (a, b, c)
+
+
+def test_a_hint_past_bit_63_on_a_small_default_takes_the_relabelling_path():
+    info = NUMAInfo.from_matrix([0, 1], None)
+    lists = [[H([0, 70]), H([1], False)], [H([1, 70], False), H([0])]]
+    m = HintMerger(info, lists, "best-effort")
+    want = m.merge_exhaustive()
+    for mod in IMPLS.values():
+        assert m.merge_ex(mod) == (want, True)
+
+
+def _conflict_lists(n, width):
+    """No preferred merge: CPUs fit only away from the device nodes (bench_merge's conflict)."""
+    dev = [i for i in range(n) if i % 4 == 3]
+    cpu = [NUMAMask(c) for r in (1, 2) for c in itertools.combinations([i for i in range(n) if i not in dev], r)]
+    gpu = [NUMAMask([d]) for d in dev] + [NUMAMask([d, d + 1]) for d in dev if d + 1 < n]
+    return [[TopologyHint(m, m.count() == 1) for m in cpu[:width]], [TopologyHint(m, True) for m in gpu]]
+
+
+def test_sixty_four_nodes_report_a_bounded_answer_through_the_policy(monkeypatch):
+    import pynuma.policy.topologymanager.merge as tm
+    from pynuma.policy.topologymanager.policies import make_policy
+
+    info = NUMAInfo.from_matrix(range(64), None)
+    lists = _conflict_lists(64, 400)
+    providers = [{"cpu": lists[0]}, {"gpu": lists[1]}]
+    pol = make_policy("best-effort", info)
+    hint, admit, exact = pol.merge_ex(providers)
+    assert exact and not hint.preferred and admit  # within budget: exact
+    monkeypatch.setattr(tm, "MERGE_BUDGET", 100)  # too small for the sparse search; 64 nodes: no transforms
+    for mod in IMPLS.values():
+        got, exact_now = HintMerger(info, lists, "best-effort").merge_ex(mod)
+        assert exact_now is False and got.numa_affinity is not None and not got.numa_affinity.is_empty()
+    bounded = pol.merge_ex(providers)
+    assert bounded[2] is False and pol.merge(providers) == bounded[:2]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from ...errors import AllocationError
+from ...limits import MAX_NUMA_NODES
 from ..topologymanager.bitmask import iterate_masks
 from ..topologymanager.hints import ProviderHints, TopologyHint
 
@@ -29,14 +30,18 @@ class Device:
     healthy: bool = True
 
 
+def _node_id(n: Any) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and 0 <= n < MAX_NUMA_NODES
+
+
 def _numa(raw: Any, where: str) -> Tuple[int, ...]:
     if raw is None or raw == -1:
         return ()
-    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
+    if _node_id(raw):
         return (raw,)
-    if isinstance(raw, list) and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in raw):
+    if isinstance(raw, list) and all(_node_id(n) for n in raw):
         return tuple(sorted(set(raw)))
-    raise ValueError(f"{where}: 'numa' must be a node id, a list of node ids or null")
+    raise ValueError(f"{where}: 'numa' must be a node id below {MAX_NUMA_NODES}, a list of them or null")
 
 
 @dataclass

@@ -1,12 +1,14 @@
 """Pod admission while the node reports pressure, and which pods are never evicted."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Mapping, Sequence
-
+from ..._dataclass import dataclass
 from ...pod import Pod
 from .messages import REASON, node_condition_message
 from .signals import MEMORY_PRESSURE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Mapping, Sequence
 
 SYSTEM_CRITICAL_PRIORITY = 2000000000
 
@@ -20,7 +22,6 @@ def is_critical_pod(pod: Pod) -> bool:
     if "kubernetes.io/config.mirror" in ann:
         return True
     return pod.priority is not None and pod.priority >= SYSTEM_CRITICAL_PRIORITY
-
 
 
 @dataclass(frozen=True)

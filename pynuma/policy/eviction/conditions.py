@@ -1,10 +1,12 @@
 """Node conditions (MemoryPressure, DiskPressure, PIDPressure) and the pressure transition period."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Mapping
-
 from .signals import conditions_for_signals
 from .thresholds import Threshold
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Iterable, List, Mapping
 
 DEFAULT_PRESSURE_TRANSITION_PERIOD_S = 300.0
 

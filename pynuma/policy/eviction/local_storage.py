@@ -5,8 +5,7 @@ on; every offending pod is evicted in the same pass, with grace 1 s.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from ...pod import Pod
 from ...quantity import Quantity
@@ -14,17 +13,22 @@ from .messages import container_ephemeral_message, empty_dir_message, pod_epheme
 from .podstats import PodStats
 from .signals import EPHEMERAL_STORAGE
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from fractions import Fraction
+    from typing import Optional
+
 
 def _pod_limit(pod: Pod, resource: str) -> Optional[Fraction]:
     # Like pod requests: app containers + sidecars, raised to the init-container peak; None if unset everywhere.
     found = False
-    total = sidecars = peak = Fraction(0)
+    total = sidecars = peak = 0
     for c in pod.containers:
         if resource in c.limits:
             found = True
             total += c.limits[resource].amount
     for c in pod.init_containers:
-        r = c.limits[resource].amount if resource in c.limits else Fraction(0)
+        r = c.limits[resource].amount if resource in c.limits else 0
         found = found or resource in c.limits
         if c.is_sidecar:
             total += r

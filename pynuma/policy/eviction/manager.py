@@ -13,9 +13,7 @@ status the kubelet writes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable, Dict, Mapping, Optional, Sequence, Tuple
-
+from ..._dataclass import dataclass, field
 from ...errors import InputError
 from ...pod import Pod
 from . import conditions as cond
@@ -31,6 +29,10 @@ from .signals import (
     NODEFS_INODES_FREE,
 )
 from .thresholds import Threshold, update_containerfs_thresholds
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Callable, Dict, Mapping, Optional, Sequence, Tuple
 
 IMMEDIATE_GRACE_PERIOD_S = 1  # hard thresholds and local-storage limits (0 before v1.21-ish)
 GC_CONTAINERS, GC_IMAGES = "containers", "images"

@@ -1,8 +1,6 @@
 """The kubelet's wording for evictions and admission refusals (kept for audit, never a silent delete)."""
 from __future__ import annotations
 
-from typing import Dict, Mapping, Optional, Sequence, Tuple
-
 from ...pod import Pod
 from ...quantity import Quantity
 from .met import threshold_met_info
@@ -10,6 +8,10 @@ from .observations import Observation, quantity_format
 from .podstats import PodStats
 from .signals import EPHEMERAL_STORAGE, MEMORY
 from .thresholds import Threshold
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 REASON = "Evicted"
 OFFENDING_CONTAINERS = "offending_containers"

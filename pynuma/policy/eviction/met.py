@@ -5,13 +5,15 @@ seconds (floats) passed in by the caller.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
-
 from .observations import Observation
 from .signals import MEMORY_SIGNALS, OP_LESS_THAN, SIGNAL_TO_RESOURCE
 from .thresholds import Threshold
 
-ObservedAt = Dict[Threshold, float]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+    ObservedAt = Dict[Threshold, float]
 
 
 def threshold_quantity(threshold: Threshold, obs: Observation, enforce_min_reclaim: bool = False) -> int:

@@ -8,9 +8,9 @@ observation keeps the stats timestamp (seconds, or ``None``) for the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional
+from collections.abc import Mapping
 
+from ..._dataclass import dataclass
 from ...errors import InputError
 from .signals import (
     ALLOCATABLE_MEMORY_AVAILABLE, CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, IMAGEFS_AVAILABLE,

@@ -1,11 +1,15 @@
 """Per-pod usage as the kubelet's stats summary reports it (what eviction ranks on)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Mapping, Optional, Tuple
+from collections.abc import Mapping
 
+from ..._dataclass import dataclass, field
 from ...pod import Pod
 from ...quantity import Quantity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Optional, Tuple
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,7 @@ breaks remaining ties.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-from typing import Callable, Dict, List, Mapping, Optional, Sequence
+from collections.abc import Mapping
 
 from ...pod import Container, Pod
 from .podstats import ContainerStats, FsUsage, PodStats  # noqa: F401 - re-exported
@@ -23,7 +22,18 @@ from .signals import (
 FS_ROOT, FS_LOGS, FS_LOCAL_VOLUME, FS_IMAGES = "root", "logs", "localVolumeSource", "images"
 
 
-StatsFunc = Callable[[Pod], Optional[PodStats]]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from fractions import Fraction
+    from typing import Callable, Dict, List, Optional, Sequence
+
+    StatsFunc = Callable[[Pod], Optional[PodStats]]
+    RankFunc = Callable[[Sequence[Pod], StatsFunc], List[Pod]]
+    KeyFunc = Callable[[Pod], tuple]
+else:  # the aliases, spelled out (typing not imported)
+    StatsFunc = "Callable[[Pod], Optional[PodStats]]"
+    RankFunc = "Callable[[Sequence[Pod], StatsFunc], List[Pod]]"
+    KeyFunc = "Callable[[Pod], tuple]"
 
 
 def stats_lookup(stats: Mapping[str, PodStats]) -> StatsFunc:
@@ -34,7 +44,7 @@ def stats_lookup(stats: Mapping[str, PodStats]) -> StatsFunc:
 # -- requests ----------------------------------------------------------------
 def _request(c: Container, resource: str) -> Fraction:
     q = c.request(resource)
-    return q.amount if q is not None else Fraction(0)
+    return q.amount if q is not None else 0
 
 
 def pod_request(pod: Pod, resource: str) -> Fraction:
@@ -45,9 +55,9 @@ def pod_request(pod: Pod, resource: str) -> Fraction:
     """
     if pod.pod_requests and resource in ("cpu", "memory") and resource in pod.pod_requests:
         return pod.pod_requests[resource].amount
-    total = sum((_request(c, resource) for c in pod.containers), Fraction(0))
-    sidecars = Fraction(0)
-    init_peak = Fraction(0)
+    total = sum((_request(c, resource) for c in pod.containers), 0)
+    sidecars = 0
+    init_peak = 0
     for c in pod.init_containers:
         r = _request(c, resource)
         if c.is_sidecar:
@@ -100,8 +110,6 @@ def pod_disk_usage(stats: PodStats, pod: Pod, measured: Sequence[str]) -> Dict[s
 # The chains above, as sort keys computed once per pod (the comparators are
 # consistent, so a stable key sort gives the same order in O(n log n) cheap
 # tuple comparisons instead of recomputing requests and usage per comparison).
-RankFunc = Callable[[Sequence[Pod], StatsFunc], List[Pod]]
-KeyFunc = Callable[[Pod], tuple]
 
 
 def _stat_key(stats: StatsFunc, value) -> KeyFunc:

@@ -6,7 +6,10 @@ only as a name without mappings, so it is not a valid signal here either.
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Iterable, List, Optional
+
 
 MEMORY_AVAILABLE = "memory.available"
 ALLOCATABLE_MEMORY_AVAILABLE = "allocatableMemory.available"

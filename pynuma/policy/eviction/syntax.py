@@ -8,12 +8,13 @@
 from __future__ import annotations
 
 import math
-import re
 import struct
-from fractions import Fraction
-from typing import Dict, Optional
 
 from ...errors import InputError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Optional
 
 
 def float32(x: float) -> float:
@@ -21,13 +22,26 @@ def float32(x: float) -> float:
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
-_GO_FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.I)
+_GO_FLOAT = r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)"
+
+
+def _plain_decimal(s: str) -> bool:
+    """ASCII digits with at most one dot and at least one digit: what _GO_FLOAT matches without ``re``."""
+    return s.isascii() and s.replace(".", "", 1).isdigit()
+
+
+def _go_float(body: str) -> bool:
+    if _plain_decimal(body):
+        return True
+    import re  # the rarer forms (signs, exponents, inf, nan); re costs a command ~8 ms
+
+    return re.fullmatch(_GO_FLOAT, body, re.I) is not None
 
 
 def parse_percentage(text: str) -> float:
     """``"25.5%"`` -> float32 0.255 (``strconv.ParseFloat(s, 32)`` then ``/100`` in float32)."""
     body = text.rstrip("%")
-    if not _GO_FLOAT.fullmatch(body):
+    if not _go_float(body):
         raise InputError(f'strconv.ParseFloat: parsing "{body}": invalid syntax')
     exact = float(body)
     try:
@@ -39,10 +53,10 @@ def parse_percentage(text: str) -> float:
     return float32(value / 100.0)
 
 
-_DURATION_UNITS = {"ns": Fraction(1, 10 ** 9), "us": Fraction(1, 10 ** 6), "µs": Fraction(1, 10 ** 6),
-                   "μs": Fraction(1, 10 ** 6), "ms": Fraction(1, 1000), "s": Fraction(1), "m": Fraction(60),
-                   "h": Fraction(3600)}
-_DURATION_PART = re.compile(r"(\d*)(\.\d*)?(ns|us|µs|μs|ms|s|m|h)?")
+# seconds per unit as (numerator, denominator)
+_DURATION_UNITS = {"ns": (1, 10 ** 9), "us": (1, 10 ** 6), "µs": (1, 10 ** 6), "μs": (1, 10 ** 6),
+                   "ms": (1, 1000), "s": (1, 1), "m": (60, 1), "h": (3600, 1)}
+_DURATION_PART = r"(\d*)(\.\d*)?(ns|us|µs|μs|ms|s|m|h)?"
 #: Go's time.Duration is an int64 count of nanoseconds: ParseDuration refuses anything longer
 _MAX_DURATION_NS = (1 << 63) - 1
 # Fraction digits past this many change nothing a float can hold (Go drops them once its int64 overflows)
@@ -52,6 +66,26 @@ _FRACTION_DIGITS = 30
 def _quoted(text: str) -> str:
     """``"text"`` as Go quotes it in its error, cut when long (an error stays one short line)."""
     return f'"{text}"' if len(text) <= 48 else f'"{text[:40]}..." ({len(text)} characters)'
+
+
+def _whole_seconds(s: str):
+    """Seconds of ``s`` when it is only ASCII integers with s, m or h units (``5m``, ``1h30m``) and fits
+    Go's int64 nanoseconds, else None: the usual flag values, read without ``re`` and ``fractions``;
+    anything else (and every error) takes the full parser."""
+    if not s.isascii():
+        return None
+    total, number = 0, ""
+    for i, ch in enumerate(s):
+        if ch.isdigit():
+            number += ch
+        elif ch in "smh" and number and s[i + 1:i + 2] != "s":  # "ms" is milliseconds
+            total += int(number) * _DURATION_UNITS[ch][0]
+            number = ""
+        else:
+            return None
+    if number or total * 10 ** 9 > _MAX_DURATION_NS:
+        return None
+    return total
 
 
 def parse_duration(text: str) -> float:
@@ -69,10 +103,17 @@ def parse_duration(text: str) -> float:
         return 0.0
     if not s:
         raise InputError(f"time: invalid duration {_quoted(text)}")
+    whole = _whole_seconds(s)
+    if whole is not None:
+        return float(sign * whole)
+    import re
+    from fractions import Fraction
+
+    part = re.compile(_DURATION_PART)
     total = Fraction(0)
     pos = 0
     while pos < len(s):
-        m = _DURATION_PART.match(s, pos)
+        m = part.match(s, pos)
         whole, frac, unit = m.group(1), m.group(2) or "", m.group(3)
         if not whole and len(frac) <= 1:
             raise InputError(f"time: invalid duration {_quoted(text)}")
@@ -82,7 +123,8 @@ def parse_duration(text: str) -> float:
         if len(whole) > 19:  # >= 10**19 of any unit overflows int64 nanoseconds
             raise InputError(f"time: invalid duration {_quoted(text)}")
         frac = frac[1:_FRACTION_DIGITS + 1]
-        total += (int(whole or "0") + (Fraction(int(frac), 10 ** len(frac)) if frac else 0)) * _DURATION_UNITS[unit]
+        total += (int(whole or "0") + (Fraction(int(frac), 10 ** len(frac)) if frac else 0)) * \
+            Fraction(*_DURATION_UNITS[unit])
         if total * 10 ** 9 > _MAX_DURATION_NS:
             raise InputError(f"time: invalid duration {_quoted(text)}")
         pos = m.end()

@@ -9,9 +9,7 @@ Percentages are kept as float32 values, as upstream stores them, so that
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
-
+from ..._dataclass import dataclass, replace
 from ...errors import InputError
 from ...quantity import Quantity
 from .syntax import float32, parse_duration, parse_flags, parse_percentage  # noqa: F401 - re-exported
@@ -19,6 +17,10 @@ from .signals import (
     ALLOCATABLE_MEMORY_AVAILABLE, CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, IMAGEFS_AVAILABLE,
     IMAGEFS_INODES_FREE, MEMORY_AVAILABLE, NODEFS_AVAILABLE, NODEFS_INODES_FREE, OP_LESS_THAN, valid_signal,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 # pkg/kubelet/eviction/defaults_linux.go (imagefs.inodesFree joined the defaults in v1.29).
 DEFAULT_EVICTION_HARD: Dict[str, str] = {

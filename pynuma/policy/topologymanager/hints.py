@@ -23,6 +23,7 @@ try:  # typing.Protocol is 3.8+
 except ImportError:  # pragma: no cover
     from typing_extensions import Protocol  # type: ignore
 
+from ...limits import MAX_NUMA_NODES
 from .bitmask import NUMAMask
 
 
@@ -57,9 +58,9 @@ class TopologyHint:
             raise ValueError(f"{where}: 'preferred' must be true or false")
         if numa is None:
             return cls(None, pref)
-        if not isinstance(numa, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
-                                                 for n in numa):
-            raise ValueError(f"{where}: 'numa' must be a list of non-negative node ids or null")
+        if not isinstance(numa, list) or not all(isinstance(n, int) and not isinstance(n, bool)
+                                                 and 0 <= n < MAX_NUMA_NODES for n in numa):
+            raise ValueError(f"{where}: 'numa' must be a list of node ids (0 to {MAX_NUMA_NODES - 1}) or null")
         return cls(NUMAMask(numa), pref)
 
     def __str__(self) -> str:

@@ -79,9 +79,14 @@ def _parse_bool(name: str, value: str) -> bool:
 
 def _parse_int(name: str, value: str) -> int:
     text = value[1:] if value[:1] in "+-" else value
+    shown = value if len(value) <= 40 else value[:32] + "..."
     if not text.isdigit() or not text.isascii():
         raise InputError(f'unable to convert policy option to integer "{name}": '
-                         f'strconv.Atoi: parsing "{value}": invalid syntax')
+                         f'strconv.Atoi: parsing "{shown}": invalid syntax')
+    # Go's int is 64 bits; checking the length first never converts thousands of digits
+    if len(text.lstrip("0")) > 19 or not -(1 << 63) <= int(value) < 1 << 63:
+        raise InputError(f'unable to convert policy option to integer "{name}": '
+                         f'strconv.Atoi: parsing "{shown}": value out of range')
     return int(value)
 
 
@@ -111,6 +116,7 @@ class ContainerDecision:
     provider_hints: List[ProviderHints]
     hint: TopologyHint
     admit: bool
+    exact: bool = True  # False: a huge machine's merge fell back to the bounded search
 
 
 @dataclass
@@ -157,6 +163,10 @@ class TopologyManager:
         """Merge one set of provider answers with the policy."""
         return self.policy.merge(providers_hints)
 
+    def merge_ex(self, providers_hints: Sequence[ProviderHints]) -> Tuple[TopologyHint, bool, bool]:
+        """:meth:`merge` plus whether the answer is exact (see ``Policy.merge_ex``)."""
+        return self.policy.merge_ex(providers_hints)
+
     def admit(self, pod: Any, providers: Sequence[HintProvider], allocate=None) -> AdmitResult:
         """Admit ``pod``: per container (container scope) or once (pod scope).
 
@@ -177,8 +187,8 @@ class TopologyManager:
             return result
         if self.scope == POD_SCOPE:
             answers = [p.pod_hints(pod) for p in providers]
-            hint, ok = self.merge(answers)
-            result.decisions.append(ContainerDecision("*", answers, hint, ok))
+            hint, ok, exact = self.merge_ex(answers)
+            result.decisions.append(ContainerDecision("*", answers, hint, ok, exact))
             if not ok:
                 return self._reject(result)
             for c in containers:
@@ -187,8 +197,8 @@ class TopologyManager:
             return result
         for c in containers:
             answers = [p.hints(pod, c) for p in providers]
-            hint, ok = self.merge(answers)
-            result.decisions.append(ContainerDecision(c.name, answers, hint, ok))
+            hint, ok, exact = self.merge_ex(answers)
+            result.decisions.append(ContainerDecision(c.name, answers, hint, ok, exact))
             if not ok:
                 return self._reject(result)
             if not self._allocate(allocate, c, hint, result):

@@ -44,8 +44,8 @@ def filter_providers_hints(providers: Sequence[ProviderHints]) -> HintLists:
                 out.append([TopologyHint(None, True)])
             elif len(lst) == 0:
                 out.append([TopologyHint(None, False)])
-            else:
-                out.append(list(lst))
+            else:  # read-only from here on: a list is kept as it is, not copied
+                out.append(lst if type(lst) is list else list(lst))
     return out
 
 
@@ -96,7 +96,19 @@ class HintMerger:
         self.closest = bool(prefer_closest) and policy_name != "single-numa-node"
         if self.closest and not info.has_distances:
             raise ValueError("prefer-closest-numa-nodes needs NUMA distances")
-        self.best_non_preferred_count = max_of_min_affinity_counts(lists)
+        self._best_np: Optional[int] = None
+
+    @property
+    def best_non_preferred_count(self) -> int:
+        """The kubelet's ``maxOfMinAffinityCounts`` of the lists, counted on first use
+        (only :meth:`compare` needs it; the merge core counts for itself)."""
+        if self._best_np is None:
+            self._best_np = max_of_min_affinity_counts(self.lists)
+        return self._best_np
+
+    @best_non_preferred_count.setter
+    def best_non_preferred_count(self, value: int) -> None:
+        self._best_np = value
 
     def compare_masks(self, current: TopologyHint, candidate: TopologyHint) -> TopologyHint:
         """Equal masks keep ``current``; else the narrowest (or closest) mask wins."""
@@ -151,28 +163,32 @@ class HintMerger:
         """``(best hint, exact)``; ``exact`` is False only when a huge machine forced the bounded search."""
         default = self.info.default_mask()
         core = impl or _impl.select("merge")
-        # one pass per list, no property calls: this loop is most of the cost on big machines
+        if default.bits.bit_length() <= NATIVE_BITS or not core.__name__.startswith("pynuma._native_"):
+            dist = self._dist_matrix(default, None) if self.closest else None
+            try:  # one pass over the hints inside the core
+                mask, preferred, exact = core.merge_hints(default.bits, self.lists, self.closest, dist,
+                                                          MERGE_BUDGET)
+                return TopologyHint(NUMAMask.from_bits(mask), bool(preferred)), bool(exact)
+            except OverflowError:  # a hint names a node past bit 63: relabel below
+                pass
         raw = [[-1 if (a := h.numa_affinity) is None else a._bits for h in lst] for lst in self.lists]
         prefs = [bytes([h.preferred for h in lst]) for lst in self.lists]
-        widest = max([default.bits] + [max(r) for r in raw if r])
-        bits: Optional[List[int]] = None
-        if widest.bit_length() > NATIVE_BITS and core.__name__.startswith("pynuma._native_"):
-            used = default.bits
-            for r in raw:
-                for v in r:
-                    if v > 0:
-                        used |= v
-            ids = list(NUMAMask.from_bits(used))
-            if len(ids) <= NATIVE_BITS:
-                bits = ids  # order-preserving relabelling keeps counts, equality and value order
-            else:
-                core = _impl.implementations("merge")["pure"]
+        used = default.bits
+        for r in raw:
+            for v in r:
+                if v > 0:
+                    used |= v
+        ids = list(NUMAMask.from_bits(used))
+        if len(ids) > NATIVE_BITS:
+            core, bits = _impl.implementations("merge")["pure"], None
+        else:
+            bits = ids  # order-preserving relabelling keeps counts, equality and value order
         enc = _encoder(bits)
         if bits is not None:
             raw = [[-1 if v < 0 else enc(v) for v in r] for r in raw]
-        lists = list(zip(raw, prefs))
         dist = self._dist_matrix(default, bits) if self.closest else None
-        mask, preferred, exact = core.merge(enc(default.bits), lists, self.closest, dist, MERGE_BUDGET)
+        mask, preferred, exact = core.merge(enc(default.bits), list(zip(raw, prefs)), self.closest, dist,
+                                            MERGE_BUDGET)
         if bits is not None:
             mask = sum(1 << bits[p] for p in range(len(bits)) if (mask >> p) & 1)
         return TopologyHint(NUMAMask.from_bits(mask), bool(preferred)), bool(exact)

@@ -45,6 +45,12 @@ class Policy:
         self.prefer_closest = prefer_closest
 
     def merge(self, providers: Sequence[ProviderHints]) -> Tuple[TopologyHint, bool]:
+        hint, admit, _exact = self.merge_ex(providers)
+        return hint, admit
+
+    def merge_ex(self, providers: Sequence[ProviderHints]) -> Tuple[TopologyHint, bool, bool]:
+        """``(best hint, admit, exact)``: ``exact`` is False only when the merge on a huge
+        machine (64 nodes with long hint lists) had to use its bounded search."""
         raise NotImplementedError
 
     def can_admit(self, hint: TopologyHint) -> bool:
@@ -59,8 +65,8 @@ class NonePolicy(Policy):
 
     name = NONE
 
-    def merge(self, providers):
-        return TopologyHint(None, False), True
+    def merge_ex(self, providers):
+        return TopologyHint(None, False), True, True
 
 
 class BestEffortPolicy(Policy):
@@ -68,9 +74,9 @@ class BestEffortPolicy(Policy):
 
     name = BEST_EFFORT
 
-    def merge(self, providers):
-        hint = self._merger(filter_providers_hints(providers)).merge()
-        return hint, self.can_admit(hint)
+    def merge_ex(self, providers):
+        hint, exact = self._merger(filter_providers_hints(providers)).merge_ex()
+        return hint, self.can_admit(hint), exact
 
 
 class RestrictedPolicy(BestEffortPolicy):
@@ -87,12 +93,12 @@ class SingleNumaNodePolicy(Policy):
 
     name = SINGLE_NUMA_NODE
 
-    def merge(self, providers):
+    def merge_ex(self, providers):
         lists = filter_single_numa_hints(filter_providers_hints(providers))
-        hint = self._merger(lists).merge()
+        hint, exact = self._merger(lists).merge_ex()
         if hint.numa_affinity == self.info.default_mask():
             hint = TopologyHint(None, hint.preferred)
-        return hint, self.can_admit(hint)
+        return hint, self.can_admit(hint), exact
 
     def can_admit(self, hint):
         return hint.preferred

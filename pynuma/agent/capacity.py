@@ -1,0 +1,63 @@
+"""Node capacity as the kubelet reports it, read through :class:`FsRoot` (live host or dump).
+
+>>> cap = discover_capacity(FsRoot("/"), "/var/lib/kubelet", 110)   # doctest: +SKIP
+>>> str(cap["cpu"]), str(cap["memory"])                              # doctest: +SKIP
+
+cpu = online CPUs; memory = ``MemTotal``; ``hugepages-<size>`` = pages x size
+per pool; ``ephemeral-storage`` = the kubelet root dir's filesystem size;
+``pods`` = maxPods; ``pid`` = min(pid_max, threads-max) (internal: the kubelet
+never puts it on the Node object, see :data:`INTERNAL`).
+"""
+from __future__ import annotations
+
+from ..fsroot import FsRoot
+
+HUGEPAGES = "/sys/kernel/mm/hugepages"
+CPU_ONLINE = "/sys/devices/system/cpu/online"
+#: capacity entries the kubelet keeps to itself (node allocatable math only)
+INTERNAL = ("pid",)
+
+
+def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unknown=None) -> dict:
+    """The node capacity the kubelet would report, read through ``fs``.
+
+    ``fs_given``: filesystem figures to use instead of statvfs; ``unknown``:
+    a dict that receives ``{resource: why}`` for what could not be measured.
+    """
+    from ..errors import PynumaError
+    from ..pressure.host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo
+    from ..pressure.fsstats import FiguresUnknown, own_fs_stats
+    from ..parse import parse_cpulist
+    from ..quantity import Quantity
+
+    cap = {}
+    cpus = fs.parse(CPU_ONLINE, parse_cpulist)
+    if cpus is not None:
+        cap["cpu"] = Quantity(len(cpus))
+    meminfo = fs.parse(MEMINFO, parse_meminfo) or {}
+    if "MemTotal" in meminfo:
+        cap["memory"] = Quantity(meminfo["MemTotal"], "BinarySI")
+    for entry in fs.listdir(HUGEPAGES):
+        if not (entry.startswith("hugepages-") and entry.endswith("kB")):
+            continue
+        try:
+            size = int(entry[len("hugepages-"):-2]) * 1024
+        except ValueError:
+            continue
+        pages = fs.parse(f"{HUGEPAGES}/{entry}/nr_hugepages", lambda t: int(t.strip()))
+        if pages is not None:
+            cap["hugepages-" + str(Quantity(size, "BinarySI"))] = Quantity(pages * size, "BinarySI")
+    try:
+        nodefs = fs_given["nodefs"] if fs_given else own_fs_stats(fs, kubelet_root)
+        cap["ephemeral-storage"] = Quantity(nodefs.capacity_bytes, "BinarySI")
+    except FiguresUnknown as err:
+        if unknown is not None:
+            unknown["ephemeral-storage"] = str(err)
+    except PynumaError:
+        pass  # no statvfs: no ephemeral-storage capacity, as a kubelet without nodefs stats
+    cap["pods"] = Quantity(max_pods)
+    limits = [v for v in (fs.parse(PID_MAX, lambda t: int(t.strip())), fs.parse(THREADS_MAX, lambda t: int(t.strip())))
+              if v is not None]
+    if limits:
+        cap["pid"] = Quantity(min(limits))
+    return cap
