@@ -158,6 +158,15 @@ def dataclass(cls=None, *, frozen: bool = False, eq: bool = True):
     return wrap if cls is None else wrap(cls)
 
 
+def fields(class_or_instance) -> tuple:
+    """The fields of a class made here, or of its instance (``dataclasses.fields``, which sees none of them)."""
+    cls = class_or_instance if isinstance(class_or_instance, type) else type(class_or_instance)
+    found = getattr(cls, "__pn_fields__", None)
+    if found is None:
+        raise TypeError("fields() should be called on a dataclass or an instance of one")
+    return found
+
+
 def replace(obj, **changes):
     """A copy of ``obj`` with some fields changed (``dataclasses.replace``)."""
     fields = getattr(type(obj), "__pn_fields__", None)

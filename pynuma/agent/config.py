@@ -9,8 +9,7 @@ lease periods) plus the few settings that only an agent has::
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from .._dataclass import dataclass, fields, replace
 from typing import Any, Optional, Union
 
 from ..config.kubelet import KubeletConfig, load_kubelet_config
@@ -39,13 +38,13 @@ class AgentConfig(KubeletConfig):
     @classmethod
     def from_kubelet(cls, kubelet: KubeletConfig, **overrides: Any) -> "AgentConfig":
         """The agent configuration of a kubelet configuration, with ``overrides`` applied."""
-        values = {f.name: getattr(kubelet, f.name) for f in dataclasses.fields(KubeletConfig)}
+        values = {f.name: getattr(kubelet, f.name) for f in fields(KubeletConfig)}
         values.update(overrides)
         return cls(**values)
 
     def replace(self, **changes: Any) -> "AgentConfig":
         """A copy with ``changes``."""
-        return dataclasses.replace(self, **changes)
+        return replace(self, **changes)
 
 
 def load_agent_config(path: str, **overrides: Any) -> AgentConfig:

@@ -30,7 +30,7 @@ from ..errors import FakeRootRefused, InputError
 from ..fsroot import FsRoot
 from ..pod import Pod
 from ..policy.eviction.messages import REASON, evicted_status
-from . import _fsops
+from ._fsops import read as fs_read, write as fs_write
 from .files import KILL, PROCS
 from .planner import Planner, execute
 from .tree import CgroupTree, join, open_tree
@@ -91,7 +91,7 @@ def _pids(tree: CgroupTree, cgroup: str) -> Set[int]:
         stack = [directory]
         while stack:
             d = stack.pop()
-            for tok in (_fsops.read(tree.fs, join(d, PROCS)) or "").split():
+            for tok in (fs_read(tree.fs, join(d, PROCS)) or "").split():
                 if tok.isdigit():
                     out.add(int(tok))
             stack += [join(d, n) for n in tree.fs.listdir(d) if tree.fs.isdir(join(d, n))]
@@ -203,7 +203,7 @@ def evict_pod(tree: CgroupTree, pod: Union[Pod, str], reason: str = REASON, mess
     signalled: Set[int] = set()
     kill = signaller
     if use_kill_file:
-        _fsops.write(tree.fs, kill_file, "1")  # the kernel kills the subtree; the loop below only waits
+        fs_write(tree.fs, kill_file, "1")  # the kernel kills the subtree; the loop below only waits
     elif kill is None:
         kill = host_signaller(tree)
     left = _wait_empty(tree, cgroup, start + timeout, kill, signalled)

@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..fsroot import FsRoot
 from ..pod import Container, Pod
 from ..policy.oom_score import container_oom_score_adj
-from . import _fsops
+from ._fsops import write as fs_write
 from .checks import check_oom_score_adj, check_pid
 from .plan import WRITE, Plan, Step
 
@@ -62,7 +62,7 @@ def apply_oom_score_adj(fs: FsRoot, pids: Iterable[int], value: int, dry_run: bo
     plan = plan_oom_score_adj(fs, list(pids), value, why)
     if not dry_run:
         for step in plan.changes:
-            _fsops.write(fs, step.path, step.value)
+            fs_write(fs, step.path, step.value)
     return plan
 
 

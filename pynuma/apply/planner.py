@@ -15,7 +15,7 @@ from .checks import check_cpuset_value, check_pid
 from .files import PROCS, SUBTREE_CONTROL, Setting, parse_controllers, same_value
 from .plan import MKDIR, RMDIR, WRITE, Plan, PreconditionError, Step
 from .tree import CgroupTree, join
-from . import _fsops
+from ._fsops import mkdir as fs_mkdir, read as fs_read, rmdir as fs_rmdir, write as fs_write
 
 CPUSET_FILES_V1 = ("cpuset.cpus", "cpuset.mems")
 EFFECTIVE = {1: {"cpuset.cpus": "cpuset.effective_cpus", "cpuset.mems": "cpuset.effective_mems"},
@@ -43,7 +43,7 @@ class Planner:
             return self._written[path]
         if posixpath.dirname(path) in self._created:
             return None  # a directory this plan creates has nothing in it yet
-        return _fsops.read(self.fs, path)
+        return fs_read(self.fs, path)
 
     def exists(self, directory: str) -> bool:
         return directory in self._created or self.fs.isdir(directory)
@@ -214,9 +214,9 @@ def execute(tree: CgroupTree, plan: Plan) -> Plan:
     fs = tree.fs
     for step in plan.changes:
         if step.action == MKDIR:
-            _fsops.mkdir(fs, step.path)
+            fs_mkdir(fs, step.path)
         elif step.action == RMDIR:
-            _fsops.rmdir(fs, step.path)
+            fs_rmdir(fs, step.path)
         else:
-            _fsops.write(fs, step.path, step.value)
+            fs_write(fs, step.path, step.value)
     return plan

@@ -68,6 +68,19 @@ def test_replace_and_asdict():
     assert shim.asdict(Outer(b, (b,))) == {"inner": shim.asdict(b), "items": (shim.asdict(b),)}
 
 
+def test_fields_include_inherited_ones_in_order():
+    _, ours = _pair(True)
+
+    @shim.dataclass(frozen=True)
+    class Child(ours):
+        extra: int = 0
+
+    assert [f.name for f in shim.fields(Child)] == [f.name for f in shim.fields(ours)] + ["extra"]
+    assert shim.fields(Child("a", 1, [], 3)) == shim.fields(Child)
+    with pytest.raises(TypeError):
+        shim.fields(object())
+
+
 def test_non_default_after_default_is_refused():
     with pytest.raises(TypeError):
         @shim.dataclass
