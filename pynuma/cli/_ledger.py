@@ -111,7 +111,7 @@ def quantities_json(units: Optional[Dict[str, int]]) -> Optional[Dict[str, str]]
     """Scheduler integers as quantity strings (``pods`` stays a count)."""
     if units is None:
         return None
-    from ..ledger.requests import from_units
+    from ..policy.podrequests import from_units
 
     out = {k: str(v) for k, v in sorted(from_units({k: n for k, n in units.items() if k != "pods"}).items())}
     if "pods" in units:

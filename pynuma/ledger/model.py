@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from ..cpuset import CPUSet
 from ..policy.memorymanager.state import Block
 from .node import NodeState
-from .requests import from_units
+from ..policy.podrequests import from_units
 
 ASSUMED, BOUND = "assumed", "bound"
 

@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Tuple, Union
 
 from ..pod import HostPort, Pod
 from ..quantity import Quantity
-from .requests import PODS, request_units, to_units
+from ..policy.podrequests import PODS, request_units, to_units
 
 QuantityLike = Union[Quantity, str, int]
 
