@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from pynuma.ledger.errors import NotInLedger  # noqa: E402
 from pynuma.ledger.fit import fit  # noqa: E402
 from pynuma.ledger.node import NodeState, allocatable_units  # noqa: E402
-from pynuma.ledger.requests import request_units  # noqa: E402
+from pynuma.policy.podrequests import request_units  # noqa: E402
 from pynuma.ledger.store import Ledger  # noqa: E402
 from pynuma.pod import Container, Pod  # noqa: E402
 from pynuma.quantity import Quantity  # noqa: E402

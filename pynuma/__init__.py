@@ -82,7 +82,7 @@ _LAZY = {
     "qos_cgroup_config": "pynuma.policy.cgroupconfig",
     "plan_pod": "pynuma.apply",
     "evict_action": "pynuma.apply",
-    "pod_requests": "pynuma.ledger.requests",
+    "pod_requests": "pynuma.policy.podrequests",
     "fit": "pynuma.ledger.fit",
     "FitResult": "pynuma.ledger.fit",
     "NodeState": "pynuma.ledger.node",

@@ -16,12 +16,22 @@ _NUMA_MAPS_MODES = {"prefer": "preferred", "prefer (many)": "preferred-many",
                     "weighted interleave": "weighted-interleave"}
 
 
+_compiled: list = []
+
+
+def _pattern():
+    """The policy pattern, compiled on first use: ``pynuma show`` of its own process never loads ``re``."""
+    if not _compiled:
+        import re
+
+        _compiled.append(re.compile(_POLICY))
+    return _compiled[0]
+
+
 def parse_numa_maps_policy(line: str) -> MemPolicy:
     """The policy of one ``/proc/PID/numa_maps`` line (``"7f.. bind=static:0-1 anon=3 ..."``)."""
-    import re  # only for other processes (this one asks get_mempolicy): show need not load it
-
     _, _, rest = line.strip().partition(" ")
-    m = re.match(_POLICY, rest)
+    m = _pattern().match(rest)
     if m is None:
         raise ValueError(f"no memory policy in numa_maps line {line.strip()[:60]!r}")
     return _policy(m)
@@ -31,14 +41,15 @@ def parse_policy_word(word: str) -> MemPolicy:
     """The policy a numa_maps line's second word states (``"bind=static:0-1"``, ``"prefer (many):1"``... the
     native reader splits at spaces, so ``"prefer"`` followed by ``"(many):1"`` is not one word there:
     :func:`pynuma.procs.parse` joins them first)."""
-    m = _POLICY.fullmatch(word.strip())
+    m = _pattern().fullmatch(word.strip())
     if m is None:
         raise ValueError(f"not a numa_maps memory policy: {word[:60]!r}")
     return _policy(m)
 
 
 def _policy(m) -> MemPolicy:
-    flags = tuple({"balancing": "numa-balancing"}.get(f, f) for f in re.split(r"[|,]", m.group(2) or "") if f)
+    words = (m.group(2) or "").replace("|", ",").split(",")
+    flags = tuple({"balancing": "numa-balancing"}.get(f, f) for f in words if f)
     return MemPolicy(_NUMA_MAPS_MODES.get(m.group(1), m.group(1)), CPUSet.parse(m.group(3) or ""), flags)
 
 

@@ -26,8 +26,8 @@ class _Rollback(Exception):
     """Leave the transaction without committing (a pod was rejected, or no --commit)."""
 
 
-def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool]:
-    """``(allocatable, partial)``: --allocatable, else discovered, else from the topology file (partial).
+def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool, Tuple[str, ...]]:
+    """``(allocatable, partial, unknown)``: --allocatable, else discovered, else from the topology file (partial).
 
     A machine that does not tell its CPU count or memory (a saved topology;
     a dump without ``cpu/online`` or ``/proc/meminfo``) has them from its
@@ -36,15 +36,15 @@ def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool]:
     What is still unknown (ephemeral-storage of a dump) is not checked.
     """
     if args.allocatable:
-        return L.parse_allocatable(args.allocatable), False
+        return L.parse_allocatable(args.allocatable), False, ()
     if not args.topology:
-        alloc = L.discovered_allocatable(args.root or "/", args.max_pods)
+        alloc, _ = L.discovered_allocatable(args.root or "/", args.max_pods)
         alloc.setdefault("cpu", len(topo.cpus()))  # no cpu/online file: the CPUs discovery found online
         if "memory" not in alloc:
             from ..policy.memorymanager.manager import machine_for
 
             alloc.update(_node_memory(machine_for(None, args.root or "/")))
-        return alloc, not {"cpu", "memory", "ephemeral-storage"} <= set(alloc)
+        return alloc, False, tuple(r for r in L.CORE if r not in alloc)
     alloc: Dict[str, Any] = {"cpu": len(topo.cpus()), "pods": args.max_pods}
     try:
         from ..inputfile import load_json
@@ -52,9 +52,9 @@ def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool]:
 
         machine = machine_from_topology_json(load_json(args.topology))
     except Exception:  # a CPU-only topology file: memory is simply not known
-        return alloc, True
+        return alloc, True, ()
     alloc.update(_node_memory(machine))
-    return alloc, True
+    return alloc, True, ()
 
 
 def _node_memory(machine) -> Dict[str, Any]:
@@ -66,9 +66,10 @@ def _node_memory(machine) -> Dict[str, Any]:
     for node in machine:
         for kb, pages in node.hugepages:
             huge[resource_name_for_kb(kb)] = huge.get(resource_name_for_kb(kb), 0) + kb * 1024 * pages
-    if not machine:
-        return {}
-    memory = sum(n.memory for n in machine) - sum(huge.values()) - (100 << 20)  # default memory.available<100Mi
+    total = sum(n.memory for n in machine)
+    if not total:  # the machine did not say (a dump without meminfo): memory is not checked, never taken as 0
+        return {k: Quantity(v, "BinarySI") for k, v in huge.items()}
+    memory = total - sum(huge.values()) - (100 << 20)  # default memory.available<100Mi
     out: Dict[str, Any] = {"memory": Quantity(max(memory, 0), "BinarySI")}
     out.update({k: Quantity(v, "BinarySI") for k, v in huge.items()})
     return out
@@ -89,7 +90,6 @@ def admit_one(pod, node, manager, cpu, memory, devices) -> Tuple[Dict[str, Any],
     if not result.fits:
         return fit_report(pod, result), False
     report = admit_pod(pod, manager, cpu, memory, devices).to_json()
-    report["fit"] = result.to_json()
     return report, report["admit"]
 
 
@@ -173,9 +173,9 @@ def _configure(tx, args, policy, memory, inventory, allocatable) -> None:
     if inventory is not None and not cfg.devices:
         changes["devices"] = [{"resource": d.resource, "id": d.id, "numa": list(d.numa), "healthy": d.healthy}
                               for devs in inventory.devices.values() for d in devs.values()]
-    alloc, partial = allocatable
+    alloc, partial, unknown = allocatable
     if cfg.allocatable is None:
-        changes["partial"] = partial
+        changes.update(partial=partial, unknown=list(unknown))
         tx.configure(alloc, **changes)
     elif changes:
         tx.configure(None, **changes)

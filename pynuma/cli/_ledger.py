@@ -56,8 +56,13 @@ def parse_allocatable(text: str) -> Dict[str, object]:
     return values
 
 
-def discovered_allocatable(root: str, max_pods: int, kubelet_root: str = "/var/lib/kubelet") -> Dict[str, object]:
-    """Node allocatable as the kubelet reports it with its defaults: capacity minus default hard eviction."""
+CORE = ("cpu", "memory", "ephemeral-storage")
+
+
+def discovered_allocatable(root: str, max_pods: int, kubelet_root: str = "/var/lib/kubelet"):
+    """``(allocatable, unknown)``: node allocatable as the kubelet reports it with its defaults
+    (capacity minus default hard eviction), and the core resources discovery could not measure
+    (a dump without ``/proc/meminfo``, a host without a kubelet disk): those are not checked."""
     from ..config.kubelet import KubeletConfig
     from ..fsroot import FsRoot
     from ..policy.allocatable import node_status_allocatable
@@ -70,7 +75,7 @@ def discovered_allocatable(root: str, max_pods: int, kubelet_root: str = "/var/l
     with FsRoot(root) as fs:
         cap = discover_capacity(fs, kubelet_root, max_pods)
     cap.pop("pid", None)
-    return node_status_allocatable(cap, {}, {}, hard)
+    return node_status_allocatable(cap, {}, {}, hard), tuple(r for r in CORE if r not in cap)
 
 
 def load_manifests(path: str) -> List:
@@ -106,7 +111,7 @@ def quantities_json(units: Optional[Dict[str, int]]) -> Optional[Dict[str, str]]
     """Scheduler integers as quantity strings (``pods`` stays a count)."""
     if units is None:
         return None
-    from ..ledger.requests import from_units
+    from ..policy.podrequests import from_units
 
     out = {k: str(v) for k, v in sorted(from_units({k: n for k, n in units.items() if k != "pods"}).items())}
     if "pods" in units:

@@ -15,11 +15,18 @@ from typing import List
 from ._common import print_json
 
 
-def _read(path: str):
+def _read(path: str, findings: list):
+    """The file's text (``None`` when missing or unreadable, which becomes a finding)."""
+    from ..inputfile import read_capped
+    from ..ledger.checkpoints import Finding
+
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            return f.read()
+        return read_capped(path).decode("utf-8", "surrogateescape")  # never blocks, never reads unbounded
     except FileNotFoundError:
+        return None
+    except OSError as err:
+        if not any(f.file == os.path.basename(path) for f in findings):
+            findings.append(Finding(os.path.basename(path), "unreadable", f"{path}: {err.strerror or err}"))
         return None
 
 
@@ -47,13 +54,15 @@ def check_dir(args) -> int:
             for t in ck.stale_temps(directory):
                 os.unlink(t)
                 fixed.append(os.path.basename(t))
-    cpu_text, mem_text = _read(os.path.join(directory, ck.CPU_FILE)), _read(os.path.join(directory, ck.MEMORY_FILE))
+    cpu_text = _read(os.path.join(directory, ck.CPU_FILE), findings)
+    mem_text = _read(os.path.join(directory, ck.MEMORY_FILE), findings)
     try:
         findings += ck.cross_check(cpu_text, mem_text)
     except CheckpointError as err:
         findings.append(ck.Finding("-", "corrupt", str(err)))
     ok = not findings or (args.fix and not args.dry_run and bool(ledger_file or fixed)
-                          and not any(f.problem in ("corrupt",) for f in findings))
+                          and not any(f.problem in ("corrupt",) for f in findings)
+                          and all(f.problem != "unreadable" or ledger_file for f in findings))
     if args.json:
         print_json({"dir": directory, "ledger": ledger_file, "ok": not findings,
                     "findings": [f.to_json() for f in findings], "fixed": fixed})

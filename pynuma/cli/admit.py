@@ -203,11 +203,11 @@ def _admit_in_memory(args, pods, manager, policy, memory, inventory, allocatable
         if os.path.exists(path):
             memory.load(path)
     devices = providers(inventory)
-    alloc, partial = allocatable
+    alloc, partial, unknown = allocatable
     admitted, reports = [], []
     for pod in pods:
-        report, ok = AL.admit_one(pod, NodeState.build(alloc, admitted, partial=partial), manager, (policy, state),
-                                  memory, devices)
+        node = NodeState.build(alloc, admitted, partial=partial, unknown=unknown)
+        report, ok = AL.admit_one(pod, node, manager, (policy, state), memory, devices)
         reports.append(report)
         if ok:
             admitted.append(pod)

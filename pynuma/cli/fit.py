@@ -33,9 +33,10 @@ def _node(args):
     from ..ledger.node import NodeState
 
     existing = L.load_manifests(args.existing) if args.existing else []
-    alloc = L.parse_allocatable(args.allocatable) if args.allocatable else \
-        L.discovered_allocatable(args.root, args.max_pods)
-    return NodeState.build(alloc, existing)
+    if args.allocatable:
+        return NodeState.build(L.parse_allocatable(args.allocatable), existing)
+    alloc, unknown = L.discovered_allocatable(args.root, args.max_pods)
+    return NodeState.build(alloc, existing, unknown=unknown)
 
 
 def _describe(pod, r) -> str:

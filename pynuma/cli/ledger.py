@@ -85,9 +85,12 @@ def _init(ledger, args) -> int:
         from ..inputfile import load_items
 
         rules += rules_from_json(list(load_items(args.pci_map)), args.pci_map)
-    alloc = L.parse_allocatable(args.allocatable) if args.allocatable else \
-        L.discovered_allocatable(args.root, args.max_pods)
     changes = {}
+    if args.allocatable:
+        alloc = L.parse_allocatable(args.allocatable)
+    else:
+        alloc, unknown = L.discovered_allocatable(args.root, args.max_pods)
+        changes["unknown"] = list(unknown)
     if rules:
         from ..discover.devices import discover_devices
         from ..fsroot import FsRoot
@@ -104,7 +107,7 @@ def _assume(ledger, args) -> int:
     from ..ledger.errors import FitError
 
     pods = L.load_manifests(args.pod)
-    if args.ttl is not None and not 0 <= args.ttl < 1e9:
+    if args.ttl is not None and not 0 <= args.ttl < 1e9:  # also refuses nan
         raise InputError(f"--ttl: must be between 0 and 1e9 seconds, got {args.ttl}")
     done = []
     try:
@@ -138,6 +141,10 @@ def _one(action):
 
 
 def _expire(ledger, args) -> int:
+    import math
+
+    if args.now is not None and not (math.isfinite(args.now) and args.now >= 0):
+        raise InputError(f"--now: expected epoch seconds, got {args.now}")
     gone = ledger.expire(args.now)
     if args.json:
         print_json({"expired": [e.to_json() for e in gone]})

@@ -95,12 +95,19 @@ def stale_temps(directory: str) -> List[str]:
     return sorted(os.path.join(directory, n) for n in names if n.startswith(prefixes) and n.endswith(".tmp"))
 
 
+class _Unreadable(str):
+    """What a checkpoint path holds when it is not a readable regular file (never equal to a derivation)."""
+
+
 def _read(path: str) -> Optional[str]:
+    from ..inputfile import read_capped
+
     try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as f:
-            return f.read()
+        return read_capped(path).decode("utf-8", "surrogateescape")  # never blocks, never reads unbounded
     except FileNotFoundError:
         return None
+    except OSError as err:
+        return _Unreadable(f"{path}: {err.strerror or err}")
 
 
 def sync(directory: str, texts: Dict[str, str]) -> List[str]:
@@ -147,6 +154,8 @@ def check(directory: str, texts: Dict[str, str]) -> List[Finding]:
         have = _read(os.path.join(directory, name))
         if have is None:
             out.append(Finding(name, "missing", "the ledger has state for this file but it does not exist"))
+        elif isinstance(have, _Unreadable):
+            out.append(Finding(name, "unreadable", f"{have} (the ledger rewrites it)"))
         elif have != want:
             out.append(Finding(name, "behind", "differs from what the ledger derives "
                                                "(a writer died between commit and file write, or it was edited)"))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
 from ..errors import InputError
-from .requests import is_extended_resource
+from ..policy.podrequests import is_extended_resource
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Tupl
 from ..pod import Container, Pod
 from . import predicates as pr
 from .node import NodeState
-from .requests import CPU, EPHEMERAL, MEMORY, PODS, is_extended_resource, request_units
+from ..policy.podrequests import CPU, EPHEMERAL, MEMORY, PODS, is_extended_resource, request_units
 from .validate import validate_hugepages
 
 UNSCHEDULABLE = "Unschedulable"

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from ..cpuset import CPUSet
 from ..policy.memorymanager.state import Block
 from .node import NodeState
-from .requests import from_units
+from ..policy.podrequests import from_units
 
 ASSUMED, BOUND = "assumed", "bound"
 
@@ -79,9 +79,10 @@ class NodeConfig:
     labels: Mapping[str, str] = field(default_factory=dict)
     taints: Tuple[Mapping[str, Any], ...] = ()
     partial: bool = False  # allocatable lists only some resources: the others are not checked
+    unknown: Tuple[str, ...] = ()  # resources whose capacity could not be read: not checked
 
     def to_json(self) -> Dict[str, Any]:
-        return {"allocatable": None if self.allocatable is None else dict(self.allocatable), "partial": self.partial,
+        return {"allocatable": None if self.allocatable is None else dict(self.allocatable), "partial": self.partial, "unknown": list(self.unknown),
                 "cpu_policy": self.cpu_policy, "cpus": None if self.cpus is None else str(self.cpus),
                 "memory": self.memory, "devices": list(self.devices), "node_name": self.node_name,
                 "labels": dict(self.labels), "taints": list(self.taints)}
@@ -91,7 +92,8 @@ class NodeConfig:
         cpus = raw.get("cpus")
         return cls(raw.get("allocatable"), raw.get("cpu_policy"), None if cpus is None else CPUSet.parse(cpus),
                    raw.get("memory"), tuple(raw.get("devices") or ()), raw.get("node_name") or "",
-                   dict(raw.get("labels") or {}), tuple(raw.get("taints") or ()), bool(raw.get("partial")))
+                   dict(raw.get("labels") or {}), tuple(raw.get("taints") or ()), bool(raw.get("partial")),
+                   tuple(raw.get("unknown") or ()))
 
     def device_counts(self) -> Dict[str, int]:
         counts: Dict[str, int] = {}
@@ -135,7 +137,8 @@ class LedgerView:
         """The node as fit sees it: allocatable minus every entry (``exists`` False when unconfigured)."""
         alloc = self.config.effective_allocatable()
         return NodeState(alloc or {}, self.requested(), len(self.entries), self.config.node_name,
-                         dict(self.config.labels), tuple(self.config.taints), (), self.config.partial, alloc is not None)
+                         dict(self.config.labels), tuple(self.config.taints), (), self.config.partial, alloc is not None,
+                         frozenset(self.config.unknown))
 
     def cpu_assignments(self) -> Dict[str, Dict[str, CPUSet]]:
         return {e.uid: dict(e.placement.cpus) for e in self.entries if e.placement.cpus}

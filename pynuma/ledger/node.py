@@ -11,11 +11,11 @@ else in units; ``pods`` in allocatable is the number of pods allowed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, Mapping, Optional, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Tuple, Union
 
 from ..pod import HostPort, Pod
 from ..quantity import Quantity
-from .requests import PODS, request_units, to_units
+from ..policy.podrequests import PODS, request_units, to_units
 
 QuantityLike = Union[Quantity, str, int]
 
@@ -40,17 +40,19 @@ class NodeState:
     labels: Mapping[str, str] = field(default_factory=dict)
     taints: Tuple[Mapping, ...] = ()
     host_ports: Tuple[HostPort, ...] = ()
-    # allocatable lists only what is known (a topology file says nothing of memory): a resource it
+    # allocatable lists only what is known (a topology file says nothing of disks): a resource it
     # does not list is not checked, and is reported as unchecked
     partial: bool = False
     exists: bool = True  # False: no node object (the scheduler's fit then never passes)
+    # resources whose capacity could not be read (a dump without /proc/meminfo): not checked either
+    unknown: FrozenSet[str] = frozenset()
 
     @property
     def allowed_pods(self) -> int:
         return int(self.allocatable.get(PODS, 0))
 
     def knows(self, resource: str) -> bool:
-        return not self.partial or resource in self.allocatable
+        return resource not in self.unknown and (not self.partial or resource in self.allocatable)
 
     def free(self, resource: str) -> int:
         return int(self.allocatable.get(resource, 0)) - int(self.requested.get(resource, 0))
@@ -58,7 +60,8 @@ class NodeState:
     @classmethod
     def build(cls, allocatable: Optional[Mapping[str, QuantityLike]], existing: Iterable[Pod] = (), *,
               name: str = "", labels: Optional[Mapping[str, str]] = None, taints: Iterable[Mapping] = (),
-              pod_level_resources: bool = True, partial: bool = False) -> "NodeState":
+              pod_level_resources: bool = True, partial: bool = False,
+              unknown: Iterable[str] = ()) -> "NodeState":
         """From allocatable quantities and the pods already on the node (their requests summed)."""
         requested: Dict[str, int] = {}
         ports = []
@@ -68,11 +71,11 @@ class NodeState:
                 requested[res] = requested.get(res, 0) + n
             ports += [hp for c in p.all_containers() for hp in c.ports]
         return cls(allocatable_units(allocatable or {}), requested, len(pods), name, dict(labels or {}),
-                   tuple(taints), tuple(ports), partial, allocatable is not None)
+                   tuple(taints), tuple(ports), partial, allocatable is not None, frozenset(unknown))
 
     def with_allocatable(self, updates: Mapping[str, int]) -> "NodeState":
         """A copy with some allocatable entries replaced (device plugin updates)."""
         merged = dict(self.allocatable)
         merged.update(updates)
         return NodeState(merged, self.requested, self.pod_count, self.name, self.labels, self.taints,
-                         self.host_ports, self.partial, self.exists)
+                         self.host_ports, self.partial, self.exists, self.unknown)

@@ -13,7 +13,7 @@ from typing import Iterable, Mapping, Optional, Tuple
 from ..pod import Pod, PodCondition
 from .fit import FitOptions, fits_request
 from .node import NodeState, allocatable_units
-from .requests import CPU, MEMORY, request_units
+from ..policy.podrequests import CPU, MEMORY, request_units
 
 PENDING = "PodResizePending"
 IN_PROGRESS = "PodResizeInProgress"

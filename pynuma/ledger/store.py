@@ -40,7 +40,7 @@ from .errors import ConflictError, FitError, LedgerBusy, NotInLedger
 from .fit import FitOptions, FitResult, fit
 from .lock import FileLock
 from .model import Entry, LedgerView, NodeConfig, Placement
-from .requests import from_units
+from ..policy.podrequests import from_units
 from .transaction import PlacementFn, Transaction, _node_or_fail
 
 DB_NAME = "pynuma-ledger.db"

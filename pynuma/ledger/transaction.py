@@ -19,7 +19,7 @@ from .errors import ConflictError, FitError, NotInLedger
 from .fit import FitOptions, fit, remove_missing_extended_resources
 from .model import ASSUMED, BOUND, Entry, LedgerView, NodeConfig, Placement
 from .node import allocatable_units
-from .requests import request_units
+from ..policy.podrequests import request_units
 
 PlacementFn = Callable[[LedgerView], Placement]
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import stat
 
 
 def write_atomic(path: str, data, mode=None) -> None:
@@ -15,8 +16,10 @@ def write_atomic(path: str, data, mode=None) -> None:
     if isinstance(data, str):
         data = data.encode("utf-8")
     if mode is None:
+        # the replaced file's own mode; a symlink or device in its place lends nothing (/dev/zero is 0666)
         try:
-            mode = os.stat(path).st_mode & 0o7777
+            st = os.lstat(path)
+            mode = st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else 0o644
         except OSError:
             mode = 0o644
     import tempfile  # here, not at the top: reading a checkpoint need not pay for it

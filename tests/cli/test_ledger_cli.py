@@ -63,6 +63,23 @@ def test_fit_validates_hugepages_before_fitting(tmp_path):
     assert run("fit", good, "--allocatable", NODE).returncode == 0
 
 
+def test_fit_without_a_reading_of_memory_does_not_invent_zero(tmp_path):
+    """A dump without /proc/meminfo: memory is not known, so not checked (and said so)."""
+    from tests.fixtures.sysfs_builder import Machine
+
+    root = tmp_path / "root"
+    Machine(cores_per_node=2).write(root)
+    (root / "proc" / "meminfo").unlink()
+    pod = manifest(tmp_path, "p", {"cpu": "1", "memory": "1Gi"})
+    out = run("fit", pod, "--root", str(root), "--json")
+    doc = json.loads(out.stdout)["pods"][0]
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "memory" in doc["unchecked"] and doc["fits"]
+    big = manifest(tmp_path, "big", {"cpu": "64", "memory": "1Gi"})
+    out = run("fit", big, "--root", str(root), "--json")
+    assert out.returncode == 1 and json.loads(out.stdout)["pods"][0]["reason"] == "OutOfcpu"
+
+
 def test_fit_counts_existing_pods(tmp_path):
     pod = manifest(tmp_path, "b", {"cpu": "3", "memory": "1Gi"})
     existing = manifest(tmp_path, "a", {"cpu": "2", "memory": "1Gi"})
@@ -192,3 +209,13 @@ def test_allocatable_shows_pci_devices_offered_as_extended_resources(tmp_path):
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["capacity"]["nvidia.com/gpu"] == "2" and doc["allocatable"]["nvidia.com/gpu"] == "2"
+
+
+def test_state_commands_refuse_a_fifo_without_blocking(tmp_path):
+    fifo = tmp_path / "cpu_manager_state"
+    os.mkfifo(fifo)
+    for action in ("show", "check"):
+        out = run("state", action, str(fifo), timeout=60)
+        assert out.returncode == 2 and "not a regular file" in out.stderr
+    out = run("state", "check", str(tmp_path), timeout=60)
+    assert out.returncode == 1 and "unreadable" in out.stdout

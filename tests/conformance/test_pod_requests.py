@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from pynuma.ledger import requests as rq
+from pynuma.policy import podrequests as rq
 from pynuma.quantity import Quantity
 from tests.conformance._ledger_pods import pod, same_resources
 from tests.conformance.vectors import vectors

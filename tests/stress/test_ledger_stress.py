@@ -106,7 +106,8 @@ def _phase(tmp_path, seconds, kill):
     rng = random.Random(42)
     kills = 0
     while time.time() < deadline:
-        time.sleep(rng.uniform(0.05, 0.4))
+        # kills come every 0.3-1.2 s: a restarted writer needs a moment to import before it works again
+        time.sleep(rng.uniform(0.3, 1.2) if kill else rng.uniform(0.05, 0.4))
         if kill and time.time() < deadline - 0.5:
             log = rng.choice([k for k, p in procs.items() if p.poll() is None] or [None])
             if log is not None:

@@ -8,7 +8,7 @@ from pynuma.ledger import predicates as pr
 from pynuma.ledger.devices import offered_devices, parse_rule, rules_from_json
 from pynuma.ledger.fit import FitOptions, fit, fits_request
 from pynuma.ledger.node import NodeState
-from pynuma.ledger.requests import pod_requests, request_units
+from pynuma.policy.podrequests import pod_requests, request_units
 from pynuma.ledger.validate import validate_hugepages
 from pynuma.model_devices import PciDevice
 from pynuma.pod import Pod

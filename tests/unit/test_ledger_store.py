@@ -228,3 +228,21 @@ def test_unconfigured_ledger_refuses_to_guess(tmp_path):
     with pytest.raises(InputError, match="allocatable"):
         led.assume(pod("a"))
     assert not os.path.exists(tmp_path / "cpu_manager_state")  # no CPU manager configured: no file
+
+
+def test_a_fifo_or_device_in_place_of_a_checkpoint_never_blocks_and_is_replaced(tmp_path):
+    led = Ledger(str(tmp_path / "l.db"))
+    led.configure(allocatable={"cpu": "8", "memory": "8Gi", "pods": "10"}, cpu_policy="static",
+                  cpus=CPUSet.parse("0-7"))
+    path = tmp_path / "cpu_manager_state"
+    path.unlink()
+    os.mkfifo(path)
+    assert [(f.file, f.problem) for f in led.check_checkpoints()] == [("cpu_manager_state", "unreadable")]
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    assert led.sync_checkpoints() == ["cpu_manager_state"]
+    st = os.lstat(path)
+    import stat
+
+    assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o644
+    assert cpu_checkpoint.load(path.read_text()).default == CPUSet.parse("0-7")

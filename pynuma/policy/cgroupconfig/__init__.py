@@ -2,7 +2,7 @@
 
 * :mod:`.conversions` — milli-CPU ↔ shares ↔ quota ↔ v2 weight, hugetlb limits;
 * :mod:`.config` — :class:`ResourceConfig`, one cgroup's settings;
-* :mod:`.podresources` — a pod's summed requests and limits;
+* :mod:`.podresources` — a pod's summed requests and limits (the shared :mod:`..podrequests` rule);
 * :mod:`.pod` — the pod cgroup (``ResourceConfigForPod``);
 * :mod:`.container` — a container cgroup (the runtime's share of the work);
 * :mod:`.qos` — the ``kubepods`` / ``burstable`` / ``besteffort`` tiers;
