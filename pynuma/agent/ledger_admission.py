@@ -26,7 +26,7 @@ class LedgerAdmission(Admission):
     """:class:`Admission` whose state lives in the SQLite ledger of ``state_dir``."""
 
     def __init__(self, topology, config, state_dir: str, capacity, allocatable) -> None:
-        from ..cli._admit_ledger import import_files, read_files  # the ledger's checkpoint import
+        from ..ledger.managers import import_files, read_files
         from ..ledger.store import DB_NAME, Ledger
 
         path = os.path.join(state_dir, DB_NAME)
@@ -47,7 +47,7 @@ class LedgerAdmission(Admission):
         self.pods = {e.uid: Pod(name=e.name, namespace=e.namespace, uid=e.uid) for e in tx.view.entries}
 
     def _configure(self, tx, allocatable) -> None:
-        from ..cli._admit_ledger import memory_config
+        from ..ledger.managers import memory_config
 
         cfg = tx.view.config
         policy = self.config.cpu_manager_policy
@@ -80,7 +80,7 @@ class LedgerAdmission(Admission):
             self.memory.state = self.memory.policy.start(memory_state(view))
 
     def admit(self, pod: Pod, conditions: Sequence[str] = (), tolerations: Sequence[Mapping] = ()) -> AdmitReport:
-        from ..cli._admit_ledger import placement_of
+        from ..ledger.managers import placement_of
         from ..ledger.fit import fit
         from ..policy.eviction.admission import admit as pressure_admit
 

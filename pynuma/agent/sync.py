@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..fsroot import FsRoot
 from ..pod import Pod
@@ -78,21 +78,12 @@ class Observed:
 
 def observe(fs: FsRoot, config, admitted: Sequence[Pod], now: float) -> Observed:
     """Read the signals and pod cgroups; admitted pods first, cgroup-only pods after."""
-    from ..policy.eviction.podstats import ContainerStats, PodStats
+    from ..policy.eviction.podstats import stats_from_cgroups
     from ..pressure.host import read_host
 
     reading = read_host(fs, config.kubelet_root, config.image_dir, None, now=now, walk=True)
-    pods = list(admitted)
-    known = {p.uid for p in pods}
-    stats: Dict[str, PodStats] = {}
-    containers = 0
-    for cg in reading.pods:
-        conts = tuple(ContainerStats(c.id, None, None, c.working_set) for c in cg.containers)
-        containers += len(conts)
-        stats[cg.uid] = PodStats(cg.working_set, cg.pids, conts)
-        if cg.uid not in known:
-            known.add(cg.uid)
-            pods.append(Pod(name=f"pod{cg.uid}", uid=cg.uid))
+    pods, stats = stats_from_cgroups(reading.pods, admitted)
+    containers = sum(len(cg.containers) for cg in reading.pods)
     return Observed(NodeStats(reading.observations, stats), pods, containers, reading.dedicated_image_fs,
                     tuple(reading.warnings))
 

@@ -116,20 +116,6 @@ def _load_pod_file(path):
     return pods, stats, grace
 
 
-def _cgroup_pods(reading, pods):
-    from ..pod import Pod
-    from ..policy.eviction.ranking import ContainerStats, PodStats
-
-    known = {p.uid: p for p in pods}
-    stats, extra = {}, []
-    for cg in reading.pods:
-        conts = tuple(ContainerStats(c.id, None, None, c.working_set) for c in cg.containers)
-        stats[cg.uid] = PodStats(cg.working_set, cg.pids, conts)
-        if cg.uid not in known:
-            extra.append(Pod(name=f"pod{cg.uid}", uid=cg.uid))
-    return list(pods) + extra, stats
-
-
 def _gather(args, fs, config):
     """(NodeStats, pods, layout, HostReading or None) for one pass."""
     from ..errors import InputError
@@ -166,7 +152,9 @@ def _gather(args, fs, config):
         observations = reading.observations
         layout = FsLayout(reading.dedicated_image_fs, bool(args.containerfs_dir))
         if args.from_cgroups:
-            pods, cg_stats = _cgroup_pods(reading, pods)
+            from ..policy.eviction.podstats import stats_from_cgroups
+
+            pods, cg_stats = stats_from_cgroups(reading.pods, pods)
             stats = {**stats, **cg_stats}
     return NodeStats(observations, stats), pods, layout, reading, grace
 

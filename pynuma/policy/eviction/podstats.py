@@ -9,7 +9,7 @@ from ...quantity import Quantity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
-    from typing import Optional, Tuple
+    from typing import Dict, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -67,3 +67,18 @@ class PodStats:
         eph = num("pod_ephemeral_storage")
         return cls(num("memory_working_set"), num("process_count"), containers, vols,
                    None if eph is None else FsUsage(eph, None))
+
+
+def stats_from_cgroups(cgroup_pods, pods) -> "Tuple[List[Pod], Dict[str, PodStats]]":
+    """``(pods, stats)`` from walked pod cgroups: every pod's memory and pids, and a spec-less pod for each cgroup
+    no given pod owns (ranked by usage alone), after the given ones."""
+    out = list(pods)
+    known = {p.uid for p in out}
+    stats: "Dict[str, PodStats]" = {}
+    for cg in cgroup_pods:
+        stats[cg.uid] = PodStats(cg.working_set, cg.pids,
+                                 tuple(ContainerStats(c.id, None, None, c.working_set) for c in cg.containers))
+        if cg.uid not in known:
+            known.add(cg.uid)
+            out.append(Pod(name=f"pod{cg.uid}", uid=cg.uid))
+    return out, stats
