@@ -1,7 +1,7 @@
 """``pynuma agent``: run the node agent in the foreground (status, Lease, eviction cycles, exports).
 
     pynuma agent [--root DIR] [--config KUBELET_CONFIG] [--state-dir DIR] [--output-dir DIR]
-                 [--metrics-port PORT] [--kubeconfig FILE] [--node-name NAME] [--once] [--json]
+                 [--metrics-port PORT] [--kubeconfig FILE] [--node-name NAME] [--evict] [--once] [--json]
 
 Every ``nodeStatusUpdateFrequency`` the Lease is renewed; eviction cycles
 run every 10 s; the status (and the NodeResourceTopology) is published when
@@ -9,7 +9,10 @@ it changes and at least every ``nodeStatusReportFrequency``.
 ``--output-dir`` receives ``lease.json``, ``node-status.json`` and
 ``noderesourcetopology.json`` (atomic writes); ``--metrics-port`` serves
 Prometheus metrics.  ``--once`` does one full pass, prints a summary and
-exits.  SIGTERM or Ctrl-C stops the loop cleanly (exit 0).
+exits.  SIGTERM or Ctrl-C stops the loop cleanly (exit 0).  Evictions are
+decisions only unless ``--evict`` asks for the actuator (:mod:`pynuma.apply`):
+then the chosen pod's processes are ended through its cgroups (never on a
+saved dump).
 """
 from __future__ import annotations
 
@@ -30,6 +33,9 @@ def _parser():
     p.add_argument("--metrics-address", metavar="ADDR", default="0.0.0.0", help="listen address for metrics")
     p.add_argument("--kubeconfig", metavar="FILE", help="also publish to this cluster (needs the kubernetes package)")
     p.add_argument("--node-name", metavar="NAME", help="default: the host name under --root")
+    p.add_argument("--evict", action="store_true",
+                   help="end the processes of a pod the eviction cycle picks (through its cgroups); "
+                        "default: report the decision only")
     p.add_argument("--once", action="store_true", help="one full pass (Lease, eviction cycle, status), then exit")
     _common.add_json(p)
     return p
@@ -59,10 +65,16 @@ def _summary(agent, as_json: bool) -> None:
 
 def serve(root: str = "/", config=None, node_name=None, state_dir=None, output_dir=None, metrics_port=None,
           metrics_address: str = "0.0.0.0", once: bool = False, as_json: bool = False,
-          kubeconfig: Optional[str] = None) -> int:
+          kubeconfig: Optional[str] = None, evict: bool = False) -> int:
     """Run an agent in the foreground until stopped (or one pass with ``once``); the exit code."""
     from ..agent.runtime import NodeAgent
     from ..agent.sinks import DirectorySink
+
+    action = None
+    if evict:
+        from ..apply import evict_action
+
+        action = evict_action(root)  # refuses a fake root: a dump's pods are not this host's processes
 
     sinks = []
     if output_dir:
@@ -75,7 +87,7 @@ def serve(root: str = "/", config=None, node_name=None, state_dir=None, output_d
         from ..agent.kube_sink import KubernetesSink
 
         sinks.append(KubernetesSink(kubeconfig))
-    with NodeAgent(root, config, state_dir, node_name, sinks=sinks) as agent:
+    with NodeAgent(root, config, state_dir, node_name, sinks=sinks, evict=action) as agent:
         if once:
             agent.step()
             _summary(agent, as_json)
@@ -114,4 +126,4 @@ def main(argv) -> int:
     if args.metrics_port is not None and not 0 <= args.metrics_port < 65536:
         raise InputError(f"--metrics-port: must be 0-65535, got {args.metrics_port}")
     return serve(args.root, args.config, args.node_name, args.state_dir, args.output_dir, args.metrics_port,
-                 args.metrics_address, args.once, args.json, args.kubeconfig)
+                 args.metrics_address, args.once, args.json, args.kubeconfig, args.evict)

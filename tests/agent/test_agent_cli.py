@@ -67,6 +67,13 @@ def test_bad_input_is_one_line_and_exit_2(args, needle):
     assert done.stderr.count("\n") == 1 and needle in done.stderr and "Traceback" not in done.stderr
 
 
+def test_the_actuator_is_never_pointed_at_a_saved_dump(node_root):
+    done = pynuma("agent", "--once", "--root", node_root, "--evict")
+    assert done.returncode in (1, 2) and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr and "root" in lines[0], done.stderr
+
+
 def test_bad_config_content_names_the_file(tmp_path, node_root):
     cfg = tmp_path / "kubelet.yaml"
     cfg.write_text("kind: KubeletConfiguration\nnodeStatusUpdateFrequency: soon\n")
