@@ -225,6 +225,8 @@ def _scalar(text: str, key: bool = False):
         if first == "0" and text != "0":  # YAML 1.1 octal, 0x hex, 0b binary
             raise _Unsupported
         if _DIGITS.issuperset(text):
+            if len(text) > 18:  # beyond int64: PyYAML decides (and the caller reports a too-long number)
+                raise _Unsupported
             return int(text)
         digits = len(text) - len(text.lstrip("0123456789"))
         if _LETTERS.issuperset(text[digits:]):  # 1Gi, 500m, 30s: no int, float or timestamp form

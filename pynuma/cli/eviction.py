@@ -76,8 +76,7 @@ def _config(args):
         try:
             period = parse_duration(args.eviction_pressure_transition_period)
         except InputError as err:
-            raise InputError(f"--eviction-pressure-transition-period: {args.eviction_pressure_transition_period!r} "
-                             f"is not a duration (e.g. 30s, 5m, 1h): {err}") from None
+            raise InputError(f"--eviction-pressure-transition-period: not a duration (e.g. 30s, 5m, 1h): {err}") from None
     else:
         period = kc.eviction_pressure_transition_period_s
     max_grace = (args.eviction_max_pod_grace_period if args.eviction_max_pod_grace_period is not None

@@ -1,7 +1,7 @@
 """setup.py: Cython only when building, and a build never compiles what another build of the tree already did.
 
 Runs ``setup.py`` on a copy of the tree restricted to the smallest native
-module (``PYNUMA_NATIVE_ONLY=jsonout``), so the whole file costs seconds.
+module (``PYNUMA_NATIVE_ONLY=minplus``), so the whole file costs seconds.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 PROJECT = Path(__file__).resolve().parents[2]
-MODULE = "_native_jsonout"
+MODULE = "_native_minplus"
 
 pytest.importorskip("Cython")
 if shutil.which(os.environ.get("CC", "cc")) is None and shutil.which("gcc") is None:
@@ -35,7 +35,7 @@ def tree(tmp_path_factory):
 
 
 def setup_py(tree, *args, **env):
-    full = {**os.environ, "PYNUMA_NATIVE_ONLY": "jsonout", "PYNUMA_REQUIRE_NATIVE": "1", **env}
+    full = {**os.environ, "PYNUMA_NATIVE_ONLY": "minplus", "PYNUMA_REQUIRE_NATIVE": "1", **env}
     for key in ("CFLAGS", "CC", "LDFLAGS", "CPPFLAGS"):
         if key not in env:
             full.pop(key, None)

@@ -79,6 +79,8 @@ def _whole_seconds(s: str):
         if ch.isdigit():
             number += ch
         elif ch in "smh" and number and s[i + 1:i + 2] != "s":  # "ms" is milliseconds
+            if len(number) > 18:  # past int64 nanoseconds whatever the unit: the full parser's error
+                return None
             total += int(number) * _DURATION_UNITS[ch][0]
             number = ""
         else:
