@@ -19,7 +19,12 @@ MAX_NUMA_NODES = 1 << 10
 #: kernels; /proc/sys/kernel/pid_max cannot be set higher).
 PID_MAX_LIMIT = 1 << 22
 
+#: Hugepage sizes in kB are at most this: the largest page any architecture has is 16 GiB
+#: (powerpc64's 16G pages; arm64 with 64K granule and s390 stop lower), so a larger
+#: ``hugepages-<size>kB`` directory is not a pool.
+MAX_HUGEPAGE_KB = 16 << 20
+
 #: The largest Kubernetes int32 field (maxPods, evictionMaxPodGracePeriod).
 INT32_MAX = (1 << 31) - 1
 
-__all__ = ["MAX_CPUS", "MAX_NUMA_NODES", "PID_MAX_LIMIT", "INT32_MAX"]
+__all__ = ["MAX_CPUS", "MAX_NUMA_NODES", "PID_MAX_LIMIT", "MAX_HUGEPAGE_KB", "INT32_MAX"]

@@ -152,11 +152,16 @@ def parse_prefixed_id(name: str, prefix: str, below: int = MAX_CPUS) -> "Optiona
 
 
 def parse_hugepage_dirname(name: str) -> "Optional[int]":
-    """``"hugepages-2048kB"`` -> 2048; ``None`` for any other name."""
+    """``"hugepages-2048kB"`` -> 2048; ``None`` for any other name or a size no Linux page has."""
+    from .limits import MAX_HUGEPAGE_KB
+
     if not (name.startswith("hugepages-") and name.endswith("kB")):
         return None
-    digits = name[len("hugepages-"):-2]
-    return int(digits) if digits.isdigit() and digits.isascii() else None
+    digits = name[len("hugepages-"):-2].lstrip("0")
+    if not (digits.isdigit() and digits.isascii()) or len(digits) > len(str(MAX_HUGEPAGE_KB)):
+        return None
+    kb = int(digits)
+    return kb if kb <= MAX_HUGEPAGE_KB else None
 
 
 def _unescape_mount(field: str) -> str:

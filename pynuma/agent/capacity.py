@@ -27,7 +27,7 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unkno
     from ..errors import PynumaError
     from ..pressure.host import MEMINFO, PID_MAX, THREADS_MAX, parse_meminfo
     from ..pressure.fsstats import FiguresUnknown, own_fs_stats
-    from ..parse import parse_cpulist
+    from ..parse import parse_cpulist, parse_hugepage_dirname
     from ..quantity import Quantity
 
     cap = {}
@@ -38,12 +38,10 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unkno
     if "MemTotal" in meminfo:
         cap["memory"] = Quantity(meminfo["MemTotal"], "BinarySI")
     for entry in fs.listdir(HUGEPAGES):
-        if not (entry.startswith("hugepages-") and entry.endswith("kB")):
+        kb = parse_hugepage_dirname(entry)
+        if kb is None:
             continue
-        try:
-            size = int(entry[len("hugepages-"):-2]) * 1024
-        except ValueError:
-            continue
+        size = kb * 1024
         pages = fs.parse(f"{HUGEPAGES}/{entry}/nr_hugepages", lambda t: int(t.strip()))
         if pages is not None:
             cap["hugepages-" + str(Quantity(size, "BinarySI"))] = Quantity(pages * size, "BinarySI")

@@ -96,10 +96,9 @@ def huge_size_name(kb: int) -> str:
 
 def huge_sizes_from_listing(names: List[str]) -> List[str]:
     """hugetlb size names from ``/sys/kernel/mm/hugepages`` entries (``hugepages-2048kB``), smallest first."""
-    kbs = []
-    for n in names:
-        if n.startswith("hugepages-") and n.endswith("kB") and n[10:-2].isdigit():
-            kbs.append(int(n[10:-2]))
+    from ..parse import parse_hugepage_dirname
+
+    kbs = [kb for kb in map(parse_hugepage_dirname, names) if kb is not None]
     return [huge_size_name(k) for k in sorted(kbs)][:MAX_HUGE_SIZES]
 
 

@@ -80,11 +80,13 @@ def add_json(p: Parser) -> None:
 _CONTROL = "".join(map(chr, [*range(0x20), *range(0x7f, 0xa0), 0x200e, 0x200f, *range(0x2028, 0x202f),
                              *range(0x2066, 0x206a)]))
 _ESCAPES = {ord(c): f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}" for c in _CONTROL}
+# bytes that are not UTF-8, kept by surrogateescape as U+DC80..U+DCFF: written as the byte they were
+_ESCAPES.update({0xdc00 + byte: f"\\x{byte:02x}" for byte in range(0x80, 0x100)})
 _ESCAPES_KEEP_LINES = {k: v for k, v in _ESCAPES.items() if k != 0x0a}
 
 
 def printable(text: str, lines: bool = False) -> str:
-    """``text`` with control characters written as ``\\xNN`` (``lines``: newlines kept) for a terminal."""
+    """``text`` with control characters and non-UTF-8 bytes written as ``\\xNN`` (``lines``: newlines kept)."""
     return text.translate(_ESCAPES_KEEP_LINES if lines else _ESCAPES)
 
 

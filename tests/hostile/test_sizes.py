@@ -84,3 +84,13 @@ def test_pure_cpulist_stride_is_not_quadratic():
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("name, want", [
+    ("hugepages-2048kB", 2048), ("hugepages-16777216kB", 16 << 20), ("hugepages-16777217kB", None),
+    ("hugepages-" + "9" * 200 + "kB", None), ("hugepages-00002048kB", 2048), ("hugepages-kB", None),
+])
+def test_hugepage_sizes_beyond_linux_are_not_pools(name, want):
+    from pynuma.parse import parse_hugepage_dirname
+
+    assert parse_hugepage_dirname(name) == want
