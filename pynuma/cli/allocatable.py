@@ -98,6 +98,9 @@ def main(argv) -> int:
     except InputError as err:
         raise InputError(f"--eviction-hard: {err}") from None
     fs = FsRoot(args.root)
+    from ..discover.root import require_machine_root
+
+    require_machine_root(fs)
     fs_given = None
     if args.fs_stats:
         from ..pressure.fsstats import load_fs_stats

@@ -84,9 +84,11 @@ def _table(info) -> str:
 def _show(argv) -> int:
     args = _show_parser().parse_args(argv)
     from ..fsroot import FsRoot
+    from ..discover.root import require_machine_root
     from ..hugepages.pools import read_hugepages
 
     with FsRoot(args.root) as fs:
+        require_machine_root(fs)
         info = read_hugepages(fs)
     if args.json:
         _common.print_json(info.to_dict())
@@ -111,11 +113,13 @@ def _set(argv) -> int:
     args = _set_parser().parse_args(argv)
     from ..fsroot import FsRoot
     from ..hugepages.allocate import set_pool
+    from ..discover.root import require_machine_root
     from ..hugepages.pools import parse_size_arg, read_hugepages
 
     items = [_parse_item(t) for t in args.pools]
     results = []
     with FsRoot(args.root) as fs:
+        require_machine_root(fs)
         info = read_hugepages(fs)
         sizes = info.sizes if args.node is None else tuple(info.nodes.get(args.node, {}))
         if args.node is not None and args.node not in info.nodes:

@@ -35,6 +35,9 @@ def discover(root: "Union[str, FsRoot]" = "/") -> "Topology":
 
 def _discover(fs: "FsRoot") -> "Topology":
     """Every rule, every odd tree, with warnings: the one place a :class:`Topology` is built."""
+    from .root import require_machine_root
+
+    require_machine_root(fs)
     warnings: List[str] = []
     # equal CPU sets (a core's threads and its L1/L2 caches, online and present, ...) are one object
     shared: dict = {}

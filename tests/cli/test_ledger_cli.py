@@ -203,6 +203,7 @@ def test_allocatable_shows_pci_devices_offered_as_extended_resources(tmp_path):
     from tests.fsroot.test_devices import PciTree
 
     tree = PciTree(tmp_path)
+    (tmp_path / "sys/devices/system/cpu").mkdir(parents=True, exist_ok=True)
     tree.device("0000:3b:00.0", cls="0x030200", vendor="0x10de", device="0x20b0", node="0", driver="nvidia")
     tree.device("0000:d8:00.0", cls="0x030200", vendor="0x10de", device="0x20b0", node="1", driver="nvidia")
     out = run("allocatable", "--root", str(tmp_path), "--pci-resource", "10de=nvidia.com/gpu", "--json")

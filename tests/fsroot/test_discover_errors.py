@@ -5,7 +5,7 @@ import pytest
 
 from pynuma.cpuset import CPUSet
 from pynuma.discover import discover
-from pynuma.errors import ParseError, PynumaError
+from pynuma.errors import InputError, ParseError, PynumaError
 from tests.fixtures.sysfs_builder import Machine, chmod_unreadable, put, remove
 
 
@@ -111,9 +111,28 @@ def test_missing_root_is_an_error(tmp_path):
         discover(str(tmp_path / "nope"))
 
 
-def test_empty_root_is_one_node_without_cpus(tmp_path):
-    topo = discover(str(tmp_path))
-    assert topo.online_cpus == CPUSet() and len(topo.numa_nodes) == 1 and topo.cores == 0
+def test_a_directory_without_the_cpu_tree_is_not_a_root(tmp_path):
+    with pytest.raises(InputError, match=r"not a machine's root \(no sys/devices/system/cpu\)$"):
+        discover(str(tmp_path))
+
+
+def test_the_root_one_level_down_is_named(tmp_path):
+    Machine(cores_per_node=2).write(tmp_path / "dump")
+    (tmp_path / "notes").mkdir()
+    with pytest.raises(InputError, match=f"did you mean --root {tmp_path}/dump"):
+        discover(str(tmp_path))
+    assert discover(str(tmp_path / "dump")).online_cpus == CPUSet([0, 1])
+
+
+@pytest.mark.parametrize("command", ["topology", "hugepages", "allocatable"])
+def test_commands_refuse_a_folder_that_is_not_a_root(tmp_path, command):
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-m", "pynuma", command, "--root", str(tmp_path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip().endswith(f"{tmp_path}: not a machine's root (no sys/devices/system/cpu)")
 
 
 def _slit(matrix):

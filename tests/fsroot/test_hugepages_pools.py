@@ -41,6 +41,7 @@ def build_tree(root: Path, pools: Dict[int, dict], nodes: Iterable[int] = (0,), 
             _write(d / "surplus_hugepages", f"{surplus}\n")
     for nid in nodes:
         (root / f"sys/devices/system/node/node{nid}").mkdir(parents=True, exist_ok=True)
+    (root / "sys/devices/system/cpu").mkdir(parents=True, exist_ok=True)  # what makes a folder a machine's root
     meminfo = "MemTotal:       16384000 kB\nHugePages_Total:       0\n"
     if default_kb:
         meminfo += f"Hugepagesize:       {default_kb} kB\n"
