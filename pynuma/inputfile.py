@@ -128,6 +128,10 @@ def load_json(path: str) -> Any:
 def _yaml_error(path: str, err: Exception) -> ParseError:
     if isinstance(err, RecursionError):
         return ParseError(path, f"nested more than {MAX_DEPTH} levels deep")
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    problem = getattr(err, "problem", None) or getattr(err, "context", None)
+    if mark is not None and problem:  # PyYAML's MarkedYAMLError: where, then what
+        return ParseError(path, f"malformed YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}")
     lines = str(err).splitlines()
     return ParseError(path, f"malformed YAML: {lines[0] if lines else type(err).__name__}")
 

@@ -94,12 +94,23 @@ def _cpu_state_from_files(args, policy):
 
 def _memory(args):
     from ..policy.memorymanager.manager import MemoryManager, machine_for
+    from ..policy.memorymanager.reserved import parse_reserved_memory
 
+    if args.memory_policy == "static" and not args.reserved_memory:
+        raise InputError("--memory-policy static needs --reserved-memory (the kubelet requires it)")
+    if not args.reserved_memory:
+        return None
+    # checked whatever the policy, as the kubelet parses its flags before choosing a policy
+    reservations = parse_reserved_memory(args.reserved_memory)
+    machine = machine_for(args.topology, args.root or "/")
+    nodes = sorted(n.id for n in machine)
+    for r in reservations:
+        if r.numa_node not in nodes:
+            raise InputError(f"--reserved-memory: NUMA node {r.numa_node} does not exist "
+                             f"(nodes: {', '.join(map(str, nodes))})")
     if args.memory_policy != "static":
         return None
-    if not args.reserved_memory:
-        raise InputError("--memory-policy static needs --reserved-memory (the kubelet requires it)")
-    return MemoryManager.from_machine(machine_for(args.topology, args.root or "/"), args.reserved_memory)
+    return MemoryManager.from_machine(machine, reservations)
 
 
 def _inventory(args):

@@ -24,7 +24,7 @@ options:
   --devices        list PCI devices and network interfaces as tables (with --json: just those)
   --root DIR       directory playing the part of / (a saved /sys + /proc dump); default: the live host
   --topology FILE  load a topology saved with --save instead of discovering one
-  --save FILE      write the topology as JSON to FILE (atomically); prints nothing else unless asked
+  --save FILE      write the topology as JSON to FILE (atomically) and say so on stderr
   -h, --help       show this help
 """
 
@@ -99,16 +99,7 @@ def _run(opts: dict) -> int:
         data = topo.to_dict()
         data["hugepage_capacity"] = capacity or hugepage_capacity(topo, machine_pools)
     if opts["save"]:
-        from ..state.atomic import write_atomic
-
-        try:
-            write_atomic(opts["save"], dumps(data, indent=2) + "\n")
-        except OSError as err:
-            from ..errors import InputError, from_oserror
-
-            if err.errno in (2, 20, 21):  # ENOENT, ENOTDIR, EISDIR: the argument names no writable file
-                raise InputError(f"--save {opts['save']}: {err.strerror}") from None
-            raise from_oserror(err, opts["save"]) from None
+        _save(opts["save"], data, topo)
         if not (opts["json"] or opts["distances"]):
             return 0
     if opts["json"]:
@@ -122,6 +113,23 @@ def _run(opts: dict) -> int:
     return 0
 
 
+def _save(path: str, data: dict, topo) -> None:
+    """Write ``data`` to ``path`` atomically and say on stderr what was written (stdout stays the output)."""
+    from ..state.atomic import write_atomic
+
+    try:
+        write_atomic(path, dumps(data, indent=2) + "\n")
+    except OSError as err:
+        from ..errors import InputError, from_oserror
+
+        if err.errno in (2, 20, 21):  # ENOENT, ENOTDIR, EISDIR: the argument names no writable file
+            raise InputError(f"--save {path}: {err.strerror}") from None
+        raise from_oserror(err, path) from None
+    nodes = len(topo.numa_nodes)
+    sys.stderr.write(f"pynuma topology: saved {path}: {len(topo.online_cpus)} CPUs, {nodes} NUMA "
+                     f"node{'s' if nodes != 1 else ''} (load it with --topology {path})\n")
+
+
 def _show_devices(topo, opts) -> int:
     """``--devices``: tables (or JSON) of PCI devices and links; netlink for the live host's links."""
     from . import _devices
@@ -129,9 +137,7 @@ def _show_devices(topo, opts) -> int:
     if opts["topology"] is None and (opts["root"] or "/") == "/":
         topo = _devices.with_netlink(topo)
     if opts["save"]:
-        from ..state.atomic import write_atomic
-
-        write_atomic(opts["save"], dumps(topo.to_dict(), indent=2) + "\n")
+        _save(opts["save"], topo.to_dict(), topo)
     if opts["json"]:
         sys.stdout.write(dumps({"devices": [d.to_dict() for d in topo.devices],
                                 "net_interfaces": [n.to_dict() for n in topo.net_interfaces]}, indent=2) + "\n")

@@ -99,11 +99,23 @@ def test_rejected_pod_commits_nothing(tmp_path, topo):
     (["--commit"], "--commit needs --state-dir"),
     (["--reserved-cpus", "0-"], "--reserved-cpus"),
     (["--memory-policy", "static"], "--reserved-memory"),
+    (["--reserved-memory", "garbage"], "--reserved-memory: expected NUMA:type=quantity"),
+    (["--reserved-memory", "0:memory=1Gi"], "topo.json: topology JSON has no numa_nodes list"),
 ])
 def test_bad_input_is_one_line_exit_2(tmp_path, topo, extra, needle):
     out = run(pod_file(tmp_path, "a", 1), "--topology", topo, *extra)
     assert out.returncode == 2, out.stderr
     assert needle in out.stderr and out.stderr.strip().count("\n") == 0
+
+
+@pytest.mark.parametrize("policy", [[], ["--memory-policy", "static"]])
+def test_reserved_memory_on_a_node_the_topology_lacks_is_exit_2(tmp_path, policy):
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps({"cpus": [{"id": 0, "package": 0, "node": 0, "core": 0}],
+                                "numa_nodes": [{"id": 0, "cpus": "0", "memory_bytes": 8 << 30}]}))
+    out = run(pod_file(tmp_path, "a", 1), "--topology", str(path), *policy, "--reserved-memory", "7:memory=1Gi")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().endswith("--reserved-memory: NUMA node 7 does not exist (nodes: 0)")
 
 
 def test_malformed_pod_is_exit_2(tmp_path, topo):

@@ -47,3 +47,14 @@ def test_items_flatten_lists_and_yaml_documents(tmp_path):
     assert load_items(_write(tmp_path, "empty.yaml", "")) == []
     with pytest.raises(ParseError, match="malformed YAML"):
         load_items(_write(tmp_path, "bad.yaml", "a: [\n"))
+
+
+@pytest.mark.parametrize("text, where", [
+    ("a: b\n  c: d\n", "line 2, column 4: mapping values are not allowed here"),
+    ("kind: Pod\nmetadata: {name: x\nspec: 1\n", "line 3, column 5"),
+])
+def test_yaml_errors_give_line_and_column(tmp_path, text, where):
+    path = _write(tmp_path, "bad.yaml", text)
+    for load in (load_yaml, load_items):
+        with pytest.raises(ParseError, match="malformed YAML at " + where):
+            load(path)

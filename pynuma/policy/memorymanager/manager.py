@@ -55,9 +55,15 @@ def machine_from_topology_json(data: Mapping) -> List[NodeInfo]:
 def machine_for(topology_file: Optional[str] = None, root: str = "/") -> List[NodeInfo]:
     """NUMA memory from a saved topology JSON, or from discovery under ``root``."""
     if topology_file:
+        from ...errors import InputError
         from ...inputfile import load_json
 
-        return machine_from_topology_json(load_json(topology_file))
+        try:
+            return machine_from_topology_json(load_json(topology_file))
+        except InputError as err:
+            if str(err).startswith(topology_file):
+                raise
+            raise InputError(f"{topology_file}: {err}") from None
     from ...discover import discover
 
     return machine_from_topology(discover(root))
