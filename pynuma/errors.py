@@ -46,6 +46,32 @@ class CheckpointError(PynumaError):
     exit_code = 1
 
 
+class ChecksumMismatch(CheckpointError):
+    """A checkpoint's stored checksum is not the one its content hashes to.
+
+    The message stays the kubelet's (``checkpoint is corrupted``); ``detail``
+    gives both checksums, and the CLI appends it to the one error line.
+    """
+
+    def __init__(self, message: str, stored: int, computed: int) -> None:
+        super().__init__(message)
+        self.stored = stored
+        self.computed = computed
+        self.detail = f"checksum in the file {stored}, computed from its content {computed}"
+
+
+def details(err: BaseException) -> str:
+    """`` (detail)`` of ``err`` or, failing that, of the latest error it was raised while handling; else ``""``."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        detail = getattr(err, "detail", None)
+        if detail:
+            return f" ({detail})"
+        err = err.__cause__ or err.__context__
+    return ""
+
+
 class AllocationError(PynumaError):
     """A placement request cannot be satisfied (not enough CPUs, memory, pages...)."""
 

@@ -96,7 +96,7 @@ def main(argv=None, owns_process: bool = False) -> int:
         common = sys.modules.get("pynuma.cli._common")
         prog = common.error_prog(name) if common is not None else f"pynuma {name}"
         if errors is not None and isinstance(err, errors.PynumaError):
-            _say_error(prog, str(err))
+            _say_error(prog, str(err) + errors.details(err))
             return err.exit_code
         if isinstance(err, OSError):
             # the machine said no (a directory that cannot be written, a file that went away):

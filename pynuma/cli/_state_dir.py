@@ -31,7 +31,6 @@ def _read(path: str, findings: list):
 
 
 def check_dir(args) -> int:
-    from ..errors import CheckpointError
     from ..ledger import checkpoints as ck
     from ._ledger import ledger_path
 
@@ -56,10 +55,7 @@ def check_dir(args) -> int:
                 fixed.append(os.path.basename(t))
     cpu_text = _read(os.path.join(directory, ck.CPU_FILE), findings)
     mem_text = _read(os.path.join(directory, ck.MEMORY_FILE), findings)
-    try:
-        findings += ck.cross_check(cpu_text, mem_text)
-    except CheckpointError as err:
-        findings.append(ck.Finding("-", "corrupt", str(err)))
+    findings += ck.cross_check(cpu_text, mem_text)
     ok = not findings or (args.fix and not args.dry_run and bool(ledger_file or fixed)
                           and not any(f.problem in ("corrupt",) for f in findings)
                           and all(f.problem != "unreadable" or ledger_file for f in findings))

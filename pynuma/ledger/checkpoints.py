@@ -164,20 +164,33 @@ def check(directory: str, texts: Dict[str, str]) -> List[Finding]:
 
 
 def cross_check(cpu_text: Optional[str], memory_text: Optional[str]) -> List[Finding]:
-    """Without a ledger: CPU and memory checkpoints that name different pods.
+    """Without a ledger: a checkpoint that does not verify, or CPU and memory checkpoints naming different pods.
 
     Under the static Memory Manager every container with exclusive CPUs is
     Guaranteed and so holds memory blocks: a (pod, container) in the CPU
     file but not in the memory file means the two were not written together.
     """
-    if cpu_text is None or memory_text is None:
-        return []
-    cpu = cpu_checkpoint.load(cpu_text)
-    mem = memory_checkpoint.parse_checkpoint(memory_text)
-    if mem.policy_name != "Static":
+    from ..errors import CheckpointError, details
+
+    out: List[Finding] = []
+    cpu = mem = None
+    for name, text, load in ((CPU_FILE, cpu_text, cpu_checkpoint.load),
+                             (MEMORY_FILE, memory_text, memory_checkpoint.parse_checkpoint)):
+        if text is None:
+            continue
+        try:  # each file verified on its own, so a lone corrupt file is reported too
+            loaded = load(text)
+        except CheckpointError as err:
+            out.append(Finding(name, "corrupt", str(err) + details(err)))
+            continue
+        if name == CPU_FILE:
+            cpu = loaded
+        else:
+            mem = loaded
+    if cpu is None or mem is None or mem.policy_name != "Static":
+        return out
         return []
     blocks = mem.state.assignments or {}
-    out = []
     for pod, conts in sorted(cpu.assignments.items()):
         for cname in sorted(conts):
             if not (blocks.get(pod) or {}).get(cname):

@@ -21,7 +21,7 @@ import os
 
 from .atomic import write_atomic
 from ..cpuset import CPUSet
-from ..errors import CheckpointError, InputError
+from ..errors import CheckpointError, ChecksumMismatch, InputError
 from .checksum import Struct, Typed, checksum_of
 
 TYPE_CHECKING = False
@@ -152,8 +152,10 @@ def _decode_as(doc: Any, v1: bool) -> CPUCheckpoint:
                 entries = {}
                 for pod, inner in raw:
                     entries[pod] = _string_map(inner, struct, "entries")  # None = Go nil map
-    if checksum != 0 and compute_checksum(policy, default, entries, v1) != checksum:
-        raise CheckpointError("checkpoint is corrupted")
+    if checksum != 0:
+        computed = compute_checksum(policy, default, entries, v1)
+        if computed != checksum:
+            raise ChecksumMismatch("checkpoint is corrupted", checksum, computed)
     if not v1 and entries:
         entries = {pod: inner or {} for pod, inner in entries.items()}
     return CPUCheckpoint(policy, default, entries or {}, checksum, "v1" if v1 else "v2")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional
 
 from .atomic import write_atomic
-from ..errors import CheckpointError
+from ..errors import CheckpointError, ChecksumMismatch
 from ..policy.memorymanager.state import (Assignments, Block, MemoryState, MemoryTable, NUMANodeMap, NUMANodeState,
                                    assignments_to_dict, machine_state_to_dict)
 from .checksum import Struct, Typed, fnv1a32, spew
@@ -206,8 +206,10 @@ def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = Tru
     state = MemoryState({} if machine is _ABSENT else _decode_machine(machine),
                         {} if entries is _ABSENT else _decode_entries(entries))
     cp = MemoryCheckpoint(name or "", state, stored)
-    if verify and stored != 0 and stored != compute_checksum(cp):
-        raise CheckpointError(CORRUPT)
+    if verify and stored != 0:
+        computed = compute_checksum(cp)
+        if stored != computed:
+            raise ChecksumMismatch(CORRUPT, stored, computed)
     if policy is not None and cp.policy_name != policy:
         raise CheckpointError(f"[memorymanager] configured policy {json.dumps(policy)} differs from state "
                               f"checkpoint policy {json.dumps(cp.policy_name)}")

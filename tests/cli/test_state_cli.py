@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 import sys
@@ -109,3 +110,31 @@ def test_unknown_file_kind(tmp_path):
     other.write_text('{"hello": 1}')
     out = run("show", str(other))
     assert out.returncode == 2 and "neither" in out.stderr
+
+
+def _tamper(path, **changes):
+    doc = json.loads(open(path).read())
+    doc.update(changes)
+    open(path, "w").write(json.dumps(doc))
+    return doc
+
+
+def test_bad_checksum_shows_stored_and_computed(tmp_path):
+    path = write_state(tmp_path, "0-3", {})
+    good = json.loads(open(path).read())["checksum"]
+    _tamper(path, defaultCpuSet="0-2")
+    out = run("show", path)
+    assert out.returncode == 1 and out.stdout == ""
+    line = out.stderr.strip()
+    assert line.count("\n") == 0 and "checkpoint is corrupted" in line
+    stored, computed = (int(x) for x in re.search(r"checksum in the file (\d+), computed from its content (\d+)",
+                                                   line).groups())
+    assert stored == good and computed == ckpt.compute_checksum("static", "0-2", {}, False)
+
+
+def test_directory_check_reports_a_lone_corrupt_file_by_name(tmp_path):
+    path = write_state(tmp_path, "0-3", {})
+    _tamper(path, checksum=12345)
+    out = run("check", str(tmp_path))
+    assert out.returncode == 1
+    assert "cpu_manager_state: corrupt: " in out.stdout and "checksum in the file 12345" in out.stdout
