@@ -103,7 +103,11 @@ def _run(opts: dict) -> int:
         if not (opts["json"] or opts["distances"]):
             return 0
     if opts["json"]:
-        sys.stdout.write(dumps(data, indent=2) + "\n")
+        from .._impl import native_available, native_in_use
+
+        # which reader answered: shown, not saved (a saved topology is the machine's, whoever read it)
+        shown = dict(data, native_core={"built": native_available(), "in_use": native_in_use()})
+        sys.stdout.write(dumps(shown, indent=2) + "\n")
     elif opts["distances"]:
         sys.stdout.write(render_distances(topo))
     else:

@@ -66,10 +66,22 @@ def test_save_then_load(root, tmp_path):
     saved = tmp_path / "topo.json"
     res = run("--root", root, "--save", str(saved))
     assert res.returncode == 0 and res.stdout == ""
+    assert res.stderr == f"pynuma topology: saved {saved}: 11 CPUs, 4 NUMA nodes (load it with --topology {saved})\n"
     direct = json.loads(run("--root", root, "--json").stdout)
     loaded = run("--topology", str(saved), "--json")
     assert loaded.returncode == 0, loaded.stderr
-    assert json.loads(loaded.stdout) == direct == json.loads(saved.read_text())
+    loaded = json.loads(loaded.stdout)
+    assert loaded.pop("native_core") == direct.pop("native_core")  # shown, not saved
+    assert loaded == direct == json.loads(saved.read_text())
+
+
+@pytest.mark.parametrize("pure", ["0", "1"])
+def test_json_says_which_reader_answered(root, pure, monkeypatch):
+    from pynuma import native_available
+
+    monkeypatch.setenv("PYNUMA_PURE", pure)
+    shown = json.loads(run("--root", root, "--json").stdout)["native_core"]
+    assert shown == {"built": native_available(), "in_use": native_available() and pure == "0"}
 
 
 @pytest.mark.parametrize("args, needle", [
