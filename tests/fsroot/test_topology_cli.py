@@ -71,7 +71,7 @@ def test_save_then_load(root, tmp_path):
     loaded = run("--topology", str(saved), "--json")
     assert loaded.returncode == 0, loaded.stderr
     loaded = json.loads(loaded.stdout)
-    assert loaded.pop("native_core") == direct.pop("native_core")  # shown, not saved
+    assert loaded.pop("native_reader") == direct.pop("native_reader")  # shown, not saved
     assert loaded == direct == json.loads(saved.read_text())
 
 
@@ -80,8 +80,9 @@ def test_json_says_which_reader_answered(root, pure, monkeypatch):
     from pynuma import native_available
 
     monkeypatch.setenv("PYNUMA_PURE", pure)
-    shown = json.loads(run("--root", root, "--json").stdout)["native_core"]
-    assert shown == {"built": native_available(), "in_use": native_available() and pure == "0"}
+    shown = json.loads(run("--root", root, "--json").stdout)["native_reader"]
+    built = native_available("fsread")
+    assert shown == {"built": built, "in_use": built and pure == "0"}
 
 
 @pytest.mark.parametrize("args, needle", [

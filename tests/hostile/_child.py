@@ -10,13 +10,14 @@ budget; ``spawned(argv)`` is the real ``python -m pynuma`` for a sample.
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 from typing import NamedTuple
+
+from ._limits import cap_address_space
 
 MEMORY_CAP = 2 << 30  # address space of a child: a runaway allocation fails instead of swapping
 DEADLINE = 60.0
@@ -29,7 +30,7 @@ class Outcome(NamedTuple):
 
 
 def _limit(mem: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    cap_address_space(mem)
 
 
 def _child(argv, out, err, timeout: float, mem: int) -> None:  # pragma: no cover - runs in the child

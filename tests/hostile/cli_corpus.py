@@ -14,6 +14,8 @@ import subprocess
 import sys
 from typing import Dict, List, Tuple
 
+from ._limits import cap_address_space
+
 GOOD_POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "uid": "uid-web", "namespace": "default"},
             "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "2", "memory": "1Gi"},
                                                                   "limits": {"cpu": "2", "memory": "1Gi"}}}]}}
@@ -291,9 +293,7 @@ def substitute(argv: List[str], paths: Dict[str, str]) -> List[str]:
 def run_case(argv: List[str], timeout: float = 60.0, mem_bytes: int = 2 << 30) -> subprocess.CompletedProcess:
     """Run ``pynuma argv`` in a child with an address-space cap and a timeout."""
     def limit():
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
+        cap_address_space(mem_bytes)
 
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     return subprocess.run([sys.executable, "-m", "pynuma", *argv], capture_output=True, timeout=timeout,

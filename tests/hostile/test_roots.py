@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import resource
 import shutil
 import socket
 import subprocess
@@ -25,6 +24,8 @@ import pytest
 
 from pynuma import _impl
 from tests.fixtures.sysfs_builder import Machine, put
+
+from ._limits import cap_address_space
 
 MEMORY_CAP = 1 << 30
 DEADLINE = 60
@@ -200,7 +201,7 @@ READ_PATHS = ["native", "native-walk", "pure"]
 
 
 def _limit() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
+    cap_address_space(MEMORY_CAP)
 
 
 def _run(path_kind: str, argv, root: Path, trace: Path = None) -> subprocess.CompletedProcess:
