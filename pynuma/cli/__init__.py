@@ -60,9 +60,11 @@ def main(argv=None, owns_process: bool = False) -> int:
         return 0 if argv else 2
     if argv[0] == "--version":
         from .. import __version__
-        from .._impl import native_in_use
+        from .._impl import native_available, native_in_use
 
-        print(f"pynuma {__version__} (native core: {'in use' if native_in_use() else 'not in use'})")
+        built = native_available()
+        state = "built, in use" if built and native_in_use() else "built, not in use" if built else "not built"
+        print(f"pynuma {__version__} (native core: {state})")
         return 0
     name = argv[0]
     entry = COMMANDS.get(name)
