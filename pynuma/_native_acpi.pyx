@@ -31,7 +31,7 @@ cdef object _header_error(int rc, bytes d, str name):
     if rc == PN_ACPI_SIGNATURE:
         return ValueError(f"{name}: bad signature {bytes(d[:4])!r}")
     if rc == PN_ACPI_LENGTH:
-        length = d[4] | d[5] << 8 | d[6] << 16 | d[7] << 24
+        length = int.from_bytes(d[4:8], "little")  # unsigned, as the pure twin reads it
         return ValueError(f"{name}: length field says {length} bytes, table has {n}")
     if rc == PN_ACPI_CHECKSUM:
         return ValueError(f"{name}: bad checksum (bytes sum to {sum(d) & 0xFF:#04x}, not 0)")
@@ -55,7 +55,8 @@ def parse_slit(data) -> list:
     cdef size_t off = 0, n = len(d), i
     cdef int rc = pn_slit_parse(_ptr(d), n, &count, &off) if n >= 44 else PN_ACPI_TRUNCATED
     if rc == PN_ACPI_COUNT:
-        raise ValueError(f"SLIT: {count} localities need {44 + count * count} bytes, table has {n}")
+        need = 44 + <object>count * <object>count  # Python ints: the product overflows 64 bits
+        raise ValueError(f"SLIT: {count} localities need {need} bytes, table has {n}")
     if rc != PN_ACPI_OK:
         raise _header_error(rc, d, "SLIT")
     body = d[off:]

@@ -102,6 +102,9 @@ cdef object _parse(text, _parse_fn parse, str what):
 
 def parse_cpulist(text):
     """Parse a Linux cpulist (``"0-3,8,10-15:2/4"``) into a bitmap."""
+    if isinstance(text, str) and not (<str>text).isascii():
+        from . import _pure_bitmap  # never a list: the twin words the error (characters, not UTF-8 bytes)
+        return _pure_bitmap.parse_cpulist(text)
     return _parse(text, pn_cpulist_parse, "cpulist")
 
 
@@ -145,6 +148,10 @@ cdef inline void memcpy_words(uint64_t *words, bytes raw, size_t nw):
 
 def parse_cpumask(text):
     """Parse a Linux cpumask (``"00000000,0000ffff"``: 32-bit hex words, most significant first)."""
+    if isinstance(text, str) and not (<str>text).isascii():
+        # never a mask; C would measure words in UTF-8 bytes, the twin in characters: one wording
+        from . import _pure_bitmap
+        return _pure_bitmap.parse_cpumask(text)
     return _parse(text, pn_cpumask_parse, "cpumask")
 
 
