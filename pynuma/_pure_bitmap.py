@@ -41,12 +41,16 @@ def parse_cpulist(text: str) -> int:
             raise ValueError("empty item in cpulist")
         rng, sep, stride = item.partition(":")
         lo_s, dash, hi_s = rng.partition("-")
+        used_s, slash, group_s = stride.partition("/")
+        # the item's syntax before any number's size, as the native parser reports them
+        for part in (lo_s, hi_s if dash else "0", used_s if sep else "0", group_s if slash else "0"):
+            if not part or not part.isdigit() or not part.isascii():
+                raise ValueError(f"invalid cpulist item {_short(item)!r}")
         lo = _number(lo_s, item)
         hi = _number(hi_s, item) if dash else lo
         if hi < lo:
             raise ValueError(f"invalid cpulist range {_short(item)!r}: end before start")
         if sep:
-            used_s, slash, group_s = stride.partition("/")
             used = _number(used_s, item)
             group = _number(group_s, item) if slash else 0
             if not slash or used == 0 or group == 0 or used > group:
