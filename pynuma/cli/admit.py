@@ -134,9 +134,12 @@ def _hint_text(h) -> str:
 
 
 def _print_text(reports) -> None:
+    from ._units import human_bytes
+
     for r in reports:
         state = "admitted" if r["admit"] else f"REJECTED: {r['reason']}: {r['message']}"
         print(f"pod {r['pod']} ({r['policy']}, {r['scope']} scope): {state}")
+        print(f"  {'KIND':<7} {'CONTAINER':<20} {'HINT':<8} {'CPUS':<12} {'MEMORY':<22} DEVICES")
         for c in r["containers"]:
             hints = []
             for prov, answer in c["hints"].items():
@@ -147,13 +150,14 @@ def _print_text(reports) -> None:
                     shown = "any" if lst is None else ("none" if not lst else " ".join(_hint_text(h) for h in lst[:6]))
                     more = "" if lst is None or len(lst) <= 6 else f" +{len(lst) - 6}"
                     hints.append(f"{res}=[{shown}{more}]")
-            mem = " ".join(f"{b['type']}:{b['size']}@{','.join(map(str, b['numa']))}" for b in c["memory"])
-            devs = " ".join(f"{k}:{','.join(v)}" for k, v in c["devices"].items())
-            print(f"  {c['kind']:<7} {c['name']:<20} hint {_hint_text(c['hint']):<8} cpus {c['cpus'] or 'shared':<12}"
-                  f"{(' memory ' + mem) if mem else ''}{(' devices ' + devs) if devs else ''}")
+            mem = " ".join(f"{b['type']} {human_bytes(b['size'])} on {','.join(map(str, b['numa']))}"
+                           for b in c["memory"]) or "-"
+            devs = " ".join(f"{k}:{','.join(v)}" for k, v in c["devices"].items()) or "-"
+            print(f"  {c['kind']:<7} {c['name']:<20} {_hint_text(c['hint']):<8} {c['cpus'] or 'shared':<12} "
+                  f"{mem:<22} {devs}".rstrip())
             if hints:
                 print(f"          hints: {'; '.join(hints)}")
-        print("  (~ = not preferred)")
+        print("  (hints are NUMA node sets; ~ = not preferred)")
 
 
 def main(argv) -> int:

@@ -123,3 +123,15 @@ def test_malformed_pod_is_exit_2(tmp_path, topo):
     path.write_text("kind: Pod\nspec: {containers: [{name: c, resources: {limits: {cpu: 1.5.3}}}]}\n")
     out = run(str(path), "--topology", topo)
     assert out.returncode == 2 and str(path) in out.stderr
+
+
+def test_text_table_has_a_header_and_human_sizes(tmp_path):
+    path = tmp_path / "nodes.json"
+    path.write_text(json.dumps({"cpus": [{"id": i, "package": 0, "node": 0, "core": i} for i in range(4)],
+                                "numa_nodes": [{"id": 0, "cpus": "0-3", "memory_bytes": 8 << 30}]}))
+    out = run(pod_file(tmp_path, "a", 1), "--topology", str(path), "--memory-policy", "static",
+              "--reserved-memory", "0:memory=1Gi")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[1].split() == ["KIND", "CONTAINER", "HINT", "CPUS", "MEMORY", "DEVICES"]
+    assert "memory 1 GiB on 0" in lines[2] and "1073741824" not in out.stdout
