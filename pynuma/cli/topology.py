@@ -240,7 +240,12 @@ def render_distances(topo) -> str:
     """The distance matrix as a table (one line when there is none)."""
     d = topo.distances
     if d is None:
-        return "no NUMA distances (fewer than two nodes, or none readable)\n"
+        nodes = len(topo.numa_nodes)
+        if nodes < 2:
+            return f"no NUMA distances: this machine has {nodes} NUMA node{'' if nodes == 1 else 's'}\n"
+        why = [w for w in topo.warnings if "distance" in w.lower() or "slit" in w.lower()]
+        return (f"no NUMA distances: {nodes} nodes, but neither nodeN/distance nor an ACPI SLIT gave a valid "
+                f"matrix" + (f" ({why[0]})" if why else "") + "\n")
     width = max(4, max(len(str(v)) for row in d.matrix for v in row) + 1, max(len(str(n)) for n in d.nodes) + 2)
     lines = [f"node distances (source: {d.source})", "node" + "".join(f"{n:>{width}}" for n in d.nodes)]
     for n, row in zip(d.nodes, d.matrix):

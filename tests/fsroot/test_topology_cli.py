@@ -62,6 +62,18 @@ def test_distances_table(root):
     assert lines[2].split() == ["0", "10", "20", "20", "20"]
 
 
+def test_distances_say_why_there_are_none(tmp_path):
+    one = Machine(cores_per_node=2).write(tmp_path / "one")
+    assert run("--root", one, "--distances").stdout == "no NUMA distances: this machine has 1 NUMA node\n"
+    two = Machine(packages=2, cores_per_node=2).write(tmp_path / "two")
+    for n in (0, 1):
+        put(two, f"/sys/devices/system/node/node{n}/distance", "10 x\n")
+    out = run("--root", two, "--distances")
+    assert out.returncode == 0
+    assert out.stdout.startswith("no NUMA distances: 2 nodes, but neither nodeN/distance nor an ACPI SLIT gave "
+                                 "a valid matrix (")
+
+
 def test_save_then_load(root, tmp_path):
     saved = tmp_path / "topo.json"
     res = run("--root", root, "--save", str(saved))
