@@ -100,6 +100,7 @@ class Admission:
 
     def _memory(self, topology, capacity):
         from ..policy.memorymanager.manager import MemoryManager, machine_from_topology
+        from ..state.memory_checkpoint import restore_manager
 
         policy = self.config.memory_manager_policy
         if policy.lower() == "none":
@@ -112,7 +113,7 @@ class Admission:
                                         memory_reservation(self.config, capacity))
         path = self._path(MEMORY_STATE)
         if path and os.path.exists(path):
-            mm.load(path)
+            restore_manager(mm, path)
         return mm
 
     # -- admit / release -------------------------------------------------------------------------------
@@ -162,12 +163,13 @@ class Admission:
     def flush(self) -> None:
         """Write both checkpoints (atomically) when there is a state dir."""
         from ..state.cpu_checkpoint import write_file
+        from ..state.memory_checkpoint import save_manager
 
         path = self._path(CPU_STATE)
         if path:
             write_file(path, self.config.cpu_manager_policy, self.cpu_state.default, self.cpu_state.assignments)
         if self.memory is not None and self._path(MEMORY_STATE):
-            self.memory.save(self._path(MEMORY_STATE))
+            save_manager(self.memory, self._path(MEMORY_STATE))
 
     # -- what pods hold ---------------------------------------------------------------------------------
     def exclusive_cpus(self) -> CPUSet:

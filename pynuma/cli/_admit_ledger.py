@@ -40,7 +40,7 @@ def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool, Tuple[str, ...]]:
         alloc, _ = L.discovered_allocatable(args.root or "/", args.max_pods)
         alloc.setdefault("cpu", len(topo.cpus()))  # no cpu/online file: the CPUs discovery found online
         if "memory" not in alloc:
-            from ..policy.memorymanager.manager import machine_for
+            from ..state.machine import machine_for
 
             alloc.update(_node_memory(machine_for(None, args.root or "/")))
         return alloc, False, tuple(r for r in L.CORE if r not in alloc)

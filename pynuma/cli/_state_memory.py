@@ -65,7 +65,7 @@ def _reserved_from_file(state):
 
 def check(args, text, doc) -> int:
     from ..errors import CheckpointError, InputError
-    from ..policy.memorymanager.manager import machine_for
+    from ..state.machine import machine_for
     from ..policy.memorymanager.reserved import parse_reserved_memory, system_reserved_memory
     from ..policy.memorymanager.state import MemoryState, machine_state_differences
     from ..policy.memorymanager.static_policy import StaticPolicy

@@ -93,7 +93,8 @@ def _cpu_state_from_files(args, policy):
 
 
 def _memory(args):
-    from ..policy.memorymanager.manager import MemoryManager, machine_for
+    from ..policy.memorymanager.manager import MemoryManager
+    from ..state.machine import machine_for
     from ..policy.memorymanager.reserved import parse_reserved_memory
 
     if args.memory_policy == "static" and not args.reserved_memory:
@@ -210,13 +211,14 @@ def main(argv) -> int:
 def _admit_in_memory(args, pods, manager, policy, memory, inventory, allocatable, providers):
     """No ledger: start from the state dir's files (if any), admit in order, write nothing."""
     from ..ledger.node import NodeState
+    from ..state.memory_checkpoint import restore_manager
     from . import _admit_ledger as AL
 
     state = _cpu_state_from_files(args, policy)
     if memory is not None and args.state_dir:
         path = os.path.join(args.state_dir, MEMORY_STATE)
         if os.path.exists(path):
-            memory.load(path)
+            restore_manager(memory, path)
     devices = providers(inventory)
     alloc, partial, unknown = allocatable
     admitted, reports = [], []

@@ -212,8 +212,13 @@ def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = Tru
             raise ChecksumMismatch(CORRUPT, stored, computed)
     if policy is not None and cp.policy_name != policy:
         raise CheckpointError(f"[memorymanager] configured policy {json.dumps(policy)} differs from state "
-                              f"checkpoint policy {json.dumps(cp.policy_name)}")
+                              f"checkpoint policy {_quoted_name(cp.policy_name)}")
     return cp
+
+
+def _quoted_name(name: str) -> str:
+    """A stored policy name as the error quotes it, cut when long (the message stays one short line)."""
+    return json.dumps(name) if len(name) <= 64 else f"{json.dumps(name[:56])[:-1]}...\" ({len(name)} characters)"
 
 
 def _go_json(cp: MemoryCheckpoint) -> str:
@@ -257,3 +262,14 @@ def write_checkpoint(path: str, policy_name: str, state: MemoryState) -> None:
 
 def default_path(state_dir: str) -> str:
     return os.path.join(state_dir, FILENAME)
+
+
+def save_manager(manager, path: str) -> None:
+    """Write a :class:`~pynuma.policy.memorymanager.manager.MemoryManager`'s state as ``memory_manager_state``."""
+    write_checkpoint(path, manager.policy.name, manager.state)
+
+
+def restore_manager(manager, path: str) -> None:
+    """Restore and validate ``path`` into ``manager`` (``CheckpointError`` when it does not fit its policy)."""
+    cp = read_checkpoint(path, policy=manager.policy.name)
+    manager.state = manager.policy.start(cp.state)

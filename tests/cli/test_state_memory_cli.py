@@ -10,6 +10,7 @@ import pytest
 
 from pynuma.pod import Pod
 from pynuma.policy.memorymanager.manager import MemoryManager, machine_from_topology_json
+from pynuma.state.memory_checkpoint import save_manager
 
 PROJECT = Path(__file__).resolve().parents[2]
 GI = 1 << 30
@@ -32,7 +33,7 @@ def files(tmp_path):
          "limits": {"cpu": "2", "memory": "2Gi", "hugepages-2Mi": "64Mi"}}]})
     mm.allocate(p, p.containers[0])
     state = tmp_path / "memory_manager_state"
-    mm.save(str(state))
+    save_manager(mm, str(state))
     return state, topo
 
 

@@ -14,6 +14,7 @@ from pynuma.ledger.store import Ledger
 from pynuma.pod import Pod
 from pynuma.policy.memorymanager.state import Block
 from pynuma.state import cpu_checkpoint, memory_checkpoint
+from pynuma.state.memory_checkpoint import restore_manager
 
 
 def pod(uid, cpu="1", memory="1Gi", **extra):
@@ -164,7 +165,7 @@ def test_memory_checkpoint_is_derived_and_valid_for_the_kubelet(tmp_path):
     assert cp.state.assignments["a"]["app"][0].size == 2 << 30
     # the kubelet's own validation (replay of the blocks against the machine) accepts it
     mm = MemoryManager.from_machine([NodeInfo(0, 4 << 30), NodeInfo(1, 4 << 30)], "0:memory=1Gi")
-    mm.load(str(tmp_path / "memory_manager_state"))
+    restore_manager(mm, str(tmp_path / "memory_manager_state"))
     with pytest.raises(ConflictError, match="exceed"):
         led.assume(pod("b", memory="3Gi"), placement=Placement(memory={"app": [Block((1,), "memory", 3 << 30)]}))
 

@@ -8,6 +8,7 @@ from pynuma.pod import Pod
 from pynuma.policy.topologymanager.hints import TopologyHint
 from pynuma.policy.memorymanager.manager import MemoryManager, machine_from_topology
 from pynuma.policy.memorymanager.static_policy import NodeInfo
+from pynuma.state.memory_checkpoint import restore_manager, save_manager
 
 GI = 1 << 30
 
@@ -52,15 +53,15 @@ def test_save_and_load(mm, tmp_path):
     p = _pod("a", "3Gi")
     mm.allocate(p, p.containers[0])
     path = str(tmp_path / "memory_manager_state")
-    mm.save(path)
+    save_manager(mm, path)
     other = MemoryManager.from_machine([NodeInfo(0, 8 * GI, ((2048, 512),)), NodeInfo(1, 8 * GI, ((2048, 512),))],
                                        "0:memory=1Gi;1:memory=1Gi")
-    other.load(path)
+    restore_manager(other, path)
     assert other.blocks("a", "c") == mm.blocks("a", "c")
     smaller = MemoryManager.from_machine([NodeInfo(0, 4 * GI, ((2048, 512),)), NodeInfo(1, 8 * GI, ((2048, 512),))],
                                          "0:memory=1Gi;1:memory=1Gi")
     with pytest.raises(CheckpointError, match="different from the real one"):
-        smaller.load(path)
+        restore_manager(smaller, path)
 
 
 def test_machine_from_discovered_topology():

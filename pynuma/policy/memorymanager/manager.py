@@ -10,7 +10,8 @@
 
 ``hints``/``pod_hints`` speak :class:`pynuma.policy.topologymanager.hints.HintProvider`;
 ``allocate`` takes the merged :class:`TopologyHint` and returns the blocks the
-container gets; ``save``/``load`` use the kubelet's ``memory_manager_state``.
+container gets.  No I/O here: :mod:`pynuma.state.memory_checkpoint` saves and restores the
+state as the kubelet's ``memory_manager_state``; :mod:`pynuma.state.machine` reads the machine.
 """
 from __future__ import annotations
 
@@ -50,23 +51,6 @@ def machine_from_topology_json(data: Mapping) -> List[NodeInfo]:
         except (KeyError, TypeError, ValueError, AttributeError):
             raise InputError(f"topology JSON numa_nodes[{i}]: expected id, memory_bytes and hugepages") from None
     return out
-
-
-def machine_for(topology_file: Optional[str] = None, root: str = "/") -> List[NodeInfo]:
-    """NUMA memory from a saved topology JSON, or from discovery under ``root``."""
-    if topology_file:
-        from ...errors import InputError
-        from ...inputfile import load_json
-
-        try:
-            return machine_from_topology_json(load_json(topology_file))
-        except InputError as err:
-            if str(err).startswith(topology_file):
-                raise
-            raise InputError(f"{topology_file}: {err}") from None
-    from ...discover import discover
-
-    return machine_from_topology(discover(root))
 
 
 def _to_topology_hints(hints: Optional[Dict[str, List[Hint]]]) -> ProviderHints:
@@ -128,17 +112,3 @@ class MemoryManager:
 
     def blocks(self, pod_uid: str, container_name: str) -> List[Block]:
         return list(self.state.blocks(pod_uid, container_name) or [])
-
-    # -- checkpoint ---------------------------------------------------------------------------
-    def save(self, path: str) -> None:
-        """Write the state as the kubelet's ``memory_manager_state`` (atomic)."""
-        from ...state.memory_checkpoint import write_checkpoint
-
-        write_checkpoint(path, self.policy.name, self.state)
-
-    def load(self, path: str) -> None:
-        """Restore and validate a ``memory_manager_state`` file (``CheckpointError`` when it does not fit)."""
-        from ...state.memory_checkpoint import read_checkpoint
-
-        cp = read_checkpoint(path, policy=self.policy.name)
-        self.state = self.policy.start(cp.state)
