@@ -46,13 +46,14 @@ def parse_cpulist(text: str) -> int:
         for part in (lo_s, hi_s if dash else "0", used_s if sep else "0", group_s if slash else "0"):
             if not part or not part.isdigit() or not part.isascii():
                 raise ValueError(f"invalid cpulist item {_short(item)!r}")
+        # then every number's size, then the range, then the stride (the native order)
         lo = _number(lo_s, item)
         hi = _number(hi_s, item) if dash else lo
+        used = _number(used_s, item) if sep else 0
+        group = _number(group_s, item) if slash else 0
         if hi < lo:
             raise ValueError(f"invalid cpulist range {_short(item)!r}: end before start")
         if sep:
-            used = _number(used_s, item)
-            group = _number(group_s, item) if slash else 0
             if not slash or used == 0 or group == 0 or used > group:
                 raise ValueError(f"invalid cpulist stride {_short(item)!r}")
             # one group's pattern, doubled until it spans the range: log(n) shifts, not n/group
