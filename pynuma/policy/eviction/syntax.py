@@ -38,18 +38,40 @@ def _go_float(body: str) -> bool:
     return re.fullmatch(_GO_FLOAT, body, re.I) is not None
 
 
+_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+               "\\": "\\\\", '"': '\\"'}
+
+
+def _strconv_quote(text: str) -> str:
+    """Go's ``strconv.Quote`` (as ``strconv`` errors print their input), cut when long: one short line."""
+    out = []
+    for ch in text[:40] if len(text) > 48 else text:
+        if ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif "\udc80" <= ch <= "\udcff":  # an undecodable byte, kept by surrogateescape
+            out.append(f"\\x{ord(ch) - 0xdc00:02x}")
+        elif ch.isprintable():
+            out.append(ch)
+        elif ch < "\x80":
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(f"\\u{ord(ch):04x}" if ch <= "\uffff" else f"\\U{ord(ch):08x}")
+    quoted = '"' + "".join(out) + '"'
+    return quoted if len(text) <= 48 else f'{quoted[:-1]}..." ({len(text)} characters)'
+
+
 def parse_percentage(text: str) -> float:
     """``"25.5%"`` -> float32 0.255 (``strconv.ParseFloat(s, 32)`` then ``/100`` in float32)."""
     body = text.rstrip("%")
     if not _go_float(body):
-        raise InputError(f'strconv.ParseFloat: parsing "{body}": invalid syntax')
+        raise InputError(f"strconv.ParseFloat: parsing {_strconv_quote(body)}: invalid syntax")
     exact = float(body)
     try:
         value = float32(exact)
     except OverflowError:
         value = math.inf
     if math.isinf(value) and not math.isinf(exact):
-        raise InputError(f'strconv.ParseFloat: parsing "{body}": value out of range')
+        raise InputError(f"strconv.ParseFloat: parsing {_strconv_quote(body)}: value out of range")
     return float32(value / 100.0)
 
 
@@ -63,9 +85,21 @@ _MAX_DURATION_NS = (1 << 63) - 1
 _FRACTION_DIGITS = 30
 
 
+def _go_quote(text: str) -> str:
+    """Go's ``time.quote``: control and non-ASCII characters as ``\\xNN`` per UTF-8 byte, ``"`` and ``\\`` escaped."""
+    out = []
+    for ch in text:
+        if ch < " " or ch >= "\x80":
+            raw = ch.encode("utf-8", "surrogateescape" if "\udc80" <= ch <= "\udcff" else "surrogatepass")
+            out.append("".join(f"\\x{b:02x}" for b in raw))
+        else:
+            out.append("\\" + ch if ch in '"\\' else ch)
+    return '"' + "".join(out) + '"'
+
+
 def _quoted(text: str) -> str:
     """``"text"`` as Go quotes it in its error, cut when long (an error stays one short line)."""
-    return f'"{text}"' if len(text) <= 48 else f'"{text[:40]}..." ({len(text)} characters)'
+    return _go_quote(text) if len(text) <= 48 else f'{_go_quote(text[:40])[:-1]}..." ({len(text)} characters)'
 
 
 def _whole_seconds(s: str):
@@ -145,7 +179,8 @@ def parse_flags(value: Optional[str], sep: str) -> Optional[Dict[str, str]]:
         if not item:
             continue
         if sep not in item:
-            raise InputError(f"malformed pair {item!r}, expect string{sep}string")
+            shown = repr(item) if len(item) <= 60 else f"{item[:48]!r}... ({len(item)} characters)"
+            raise InputError(f"malformed pair {shown}, expect string{sep}string")
         k, v = item.split(sep, 1)
         out[k.strip()] = v.strip()
     return out

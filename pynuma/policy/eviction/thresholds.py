@@ -183,6 +183,11 @@ def _statements(setting: str, statements: Optional[Mapping[str, str]], parse_one
             raise ThresholdError(str(err), setting, signal, value) from None
 
 
+def _cut(text: str) -> str:
+    """An unknown signal as the kubelet's message names it, cut when long (one short line)."""
+    return text if len(text) <= 64 else f"{text[:56]}... ({len(text)} characters)"
+
+
 def _parse_quantity(text: str) -> Quantity:
     try:
         return Quantity.parse(text)
@@ -193,15 +198,15 @@ def _parse_quantity(text: str) -> Quantity:
 def parse_threshold_statement(signal: str, value: str) -> Optional[Threshold]:
     """One ``signal<value`` statement; ``None`` for the ignored ``0%`` / ``100%``."""
     if not valid_signal(signal):
-        raise InputError(f"unsupported eviction signal {signal}")
+        raise InputError(f"unsupported eviction signal {_cut(signal)}")
     if value.endswith("%"):
         if value in ("0%", "100%"):
             return None
         p = parse_percentage(value)
         if p < 0:
-            raise InputError(f"eviction percentage threshold {signal} must be >= 0%: {value}")
+            raise InputError(f"eviction percentage threshold {signal} must be >= 0%: {_cut(value)}")
         if p > 1:
-            raise InputError(f"eviction percentage threshold {signal} must be <= 100%: {value}")
+            raise InputError(f"eviction percentage threshold {signal} must be <= 100%: {_cut(value)}")
         return Threshold(signal, ThresholdValue(percentage=p))
     q = _parse_quantity(value)
     if q.amount <= 0:
@@ -217,7 +222,7 @@ def parse_threshold_statements(statements: Optional[Mapping[str, str]],
 
 def _grace_period(signal: str, value: str) -> float:
     if not valid_signal(signal):
-        raise InputError(f"unsupported eviction signal {signal}")
+        raise InputError(f"unsupported eviction signal {_cut(signal)}")
     period = parse_duration(value)
     if period < 0:
         raise InputError(f"invalid eviction grace period specified: {value}, must be a positive value")
@@ -230,11 +235,11 @@ def parse_grace_periods(statements: Optional[Mapping[str, str]]) -> Dict[str, fl
 
 def _minimum_reclaim(signal: str, value: str) -> ThresholdValue:
     if not valid_signal(signal):
-        raise InputError(f"unsupported eviction signal {signal}")
+        raise InputError(f"unsupported eviction signal {_cut(signal)}")
     if value.endswith("%"):
         p = parse_percentage(value)
         if p <= 0:
-            raise InputError(f"eviction percentage minimum reclaim {signal} must be positive: {value}")
+            raise InputError(f"eviction percentage minimum reclaim {signal} must be positive: {_cut(value)}")
         return ThresholdValue(percentage=p)
     q = _parse_quantity(value)
     if q.amount < 0:
