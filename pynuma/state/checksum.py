@@ -52,13 +52,29 @@ class Struct:
         self.fields = list(fields)
 
 
+def _go_string(s: str) -> str:
+    """``s`` as Go holds it after decoding JSON: U+FFFD for each surrogate Python kept.
+
+    Go's decoder turns an invalid UTF-8 byte and a lone ``\\ud800`` escape into
+    U+FFFD; Python keeps them as surrogates (``surrogateescape``, ``json``),
+    which UTF-8 cannot encode, so the hash would fail where the kubelet's works.
+    """
+    if s.isascii():
+        return s
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in s)
+    return s
+
+
 def _key_order(key: Any):
     # go-spew SortKeys: numbers numerically, strings bytewise (UTF-8 order = code point order).
     if isinstance(key, bool):
         return (0, int(key), "")
     if isinstance(key, int):
         return (1, key, "")
-    return (2, 0, str(key))
+    return (2, 0, _go_string(str(key)))
 
 
 def spew(value: Any) -> str:
@@ -71,7 +87,9 @@ def spew(value: Any) -> str:
         return "<nil>"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, str)):
+    if isinstance(value, str):
+        return _go_string(value)
+    if isinstance(value, int):
         return str(value)
     if isinstance(value, dict):
         items = sorted(value.items(), key=lambda kv: _key_order(kv[0]))

@@ -209,8 +209,10 @@ def load(text: Optional[str], configured_policy: Optional[str] = None,
         cp = decode(text)
         entries = migrate(cp, container_map)
         if configured_policy is not None and configured_policy != cp.policy_name:
+            stored = f'"{cp.policy_name}"' if len(cp.policy_name) <= 64 else \
+                f'"{cp.policy_name[:56]}..." ({len(cp.policy_name)} characters)'  # one short line
             raise CheckpointError(f'configured policy "{configured_policy}" differs from state checkpoint '
-                                  f'policy "{cp.policy_name}"')
+                                  f'policy {stored}')
         try:
             default = CPUSet.parse(cp.default_cpuset)
         except ValueError as err:
