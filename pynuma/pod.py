@@ -257,7 +257,7 @@ class Pod:
         name = meta.get("name") or raw.get("name") or ""
         if not isinstance(name, str):
             raise InputError(f"{where}: name must be a string")
-        where = f"{where}: pod {name}" if name else where
+        where = f"{where}: pod {_named(name)}" if name else where
         spec_path = "spec." if manifest else ""
         init_key = "initContainers" if "initContainers" in spec or manifest else "init_containers"
         conts = spec.get("containers") or []
@@ -315,6 +315,11 @@ class Pod:
         )
 
 
+def _named(name: str) -> str:
+    """A pod's name as errors show it: cut when long (a valid name has at most 253 characters)."""
+    return name if len(name) <= 64 else f"{name[:56]}... ({len(name)} characters)"
+
+
 def validate_pod(pod: Pod, raw: Mapping, where: str) -> None:
     """What the API server would reject in a pod read from a file: ``InputError`` with its field path.
 
@@ -324,7 +329,7 @@ def validate_pod(pod: Pod, raw: Mapping, where: str) -> None:
     """
     manifest = "spec" in raw or "metadata" in raw
     spec_path = "spec." if manifest else ""
-    name = f"{where}: pod {pod.name}" if pod.name else where
+    name = f"{where}: pod {_named(pod.name)}" if pod.name else where
     if not pod.containers:
         raise InputError(f"{name}: {spec_path}containers: Required value: a pod needs at least one container")
     from .hugepages.resources import validate_container_resources

@@ -49,7 +49,8 @@ def parse_meminfo(text: str) -> Dict[str, int]:
         name, sep, rest = line.partition(":")
         parts = rest.split()
         if not sep or not parts or not parts[0].isdigit():
-            raise ValueError(f"malformed line {line!r}")
+            shown = repr(line) if len(line) <= 60 else f"{line[:48]!r}... ({len(line)} characters)"
+            raise ValueError(f"malformed line {shown}")
         out[name.strip()] = int(parts[0]) * (1024 if parts[1:] == ["kB"] else 1)
     return out
 
