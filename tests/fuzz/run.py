@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
-"""Fuzz every target for a bounded time: atheris (libFuzzer) when installed, generated inputs otherwise.
+"""Fuzz every target under atheris (libFuzzer) for a bounded time.
 
-    python3 tests/fuzz/run.py [--total-seconds 60] [--only NAME ...]
+    python3 tests/fuzz/run.py [--total-seconds 60] [--jobs 2] [--only NAME ...] [--artifacts DIR]
+                              [--fallback]
 
-Each target runs in a process of its own for its share of the budget,
-starting from ``tests/fuzz/corpus/NAME``; a crash or an oracle's
-AssertionError is a finding, saved under ``--artifacts`` (add it to the
-corpus as ``regress-*`` once fixed).  Prints one line per target:
-executions and findings.  Exit 1 on any finding.
+Each target (``tests/fuzz/fuzz_<name>.py``) runs as a process of its own
+for its share of the budget, starting from ``tests/fuzz/corpus/<name>``;
+the inputs it finds go to a temporary directory, not into the repository.
+A crash, an uncaught exception or an oracle's ``AssertionError`` is a
+finding, written under ``--artifacts`` (a temporary directory by default);
+once fixed, add it to the corpus as ``regress-<short>``.  Prints a table of
+target, executions and findings; exit 1 on any finding.
+
+Without atheris the leg is skipped (exit 0, said on stdout), unless
+``--fallback``: then the same ``check`` functions run on mutated seeds for
+the same budget, in this process.
 """
 from __future__ import annotations
 
@@ -18,25 +25,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parents[1]
-
-CHILD = """
-import sys
-sys.path.insert(0, {project!r})
-import atheris
-with atheris.instrument_imports(include=["pynuma"]):
-    import pynuma.parse, pynuma.quantity, pynuma._yamlsubset  # noqa: F401
-    from tests.fuzz.targets import TARGETS
-check = TARGETS[{name!r}]
-atheris.Setup(sys.argv, check)
-atheris.Fuzz()
-"""
+#: seconds a target's process spends before fuzzing (imports, instrumentation, the seeds' replay)
+STARTUP = 2.0
 
 
-def _atheris_available() -> bool:
+def names() -> list:
+    return sorted(p.stem[len("fuzz_"):] for p in HERE.glob("fuzz_*.py"))
+
+
+def atheris_available() -> bool:
     try:
         import atheris  # noqa: F401
     except ImportError:
@@ -44,26 +46,46 @@ def _atheris_available() -> bool:
     return True
 
 
+def executions(log: str) -> int:
+    """Executions libFuzzer reports: the final stats, else its last ``#N`` status line."""
+    m = re.search(r"stat::number_of_executed_units:\s*(\d+)", log)
+    if m:
+        return int(m.group(1))
+    counts = re.findall(r"^#(\d+)\s", log, re.M)
+    return int(counts[-1]) if counts else 0
+
+
 def run_atheris(name: str, seconds: int, artifacts: Path):
-    corpus = HERE / "corpus" / name
-    work = Path(tempfile.mkdtemp(prefix=f"fuzz-{name}-"))  # new inputs go here, not into the repository
-    cmd = [sys.executable, "-c", CHILD.format(project=str(PROJECT), name=name), str(work), str(corpus),
+    work = Path(tempfile.mkdtemp(prefix=f"pynuma-fuzz-{name}-"))  # new inputs land here
+    cmd = [sys.executable, str(HERE / f"fuzz_{name}.py"), str(work), str(HERE / "corpus" / name),
            f"-max_total_time={seconds}", "-print_final_stats=1", f"-artifact_prefix={artifacts}/{name}-",
            "-rss_limit_mb=2048", "-timeout=10", "-max_len=4096"]
-    res = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120,
-                         env=dict(os.environ, PYTHONPATH=str(PROJECT)))
-    log = res.stdout + res.stderr
-    m = re.search(r"stat::number_of_executed_units:\s*(\d+)", log) or re.findall(r"#(\d+)\s", log)
-    execs = int(m.group(1)) if hasattr(m, "group") else int(m[-1]) if m else 0
-    finding = res.returncode != 0
-    return execs, finding, log[-3000:] if finding else ""
+    env = dict(os.environ, PYTHONPATH=str(PROJECT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    try:
+        res = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=seconds + 120,
+                             env=env, cwd=str(PROJECT))
+        log, failed = res.stdout + res.stderr, res.returncode != 0
+    except subprocess.TimeoutExpired as err:
+        log = f"{err.stdout or ''}{err.stderr or ''}\n(no end after {seconds + 120} s)"
+        log, failed = log if isinstance(log, str) else str(log), True
+    return executions(log), failed, summary(log) if failed else ""
 
 
-def run_generated(name: str, seconds: int, artifacts: Path):
-    """Without atheris: mutated seeds and random bytes for ``seconds``, same oracle."""
+def summary(log: str) -> str:
+    """What a finding's log says: the Python exception (or libFuzzer's error) and where the input went."""
+    start = log.find("=== Uncaught Python exception: ===")
+    if start < 0:
+        start = max(log.find("==ERROR"), log.find("ERROR: libFuzzer"), 0)
+    end = log.find("\n==", start + 1)
+    shown = log[start:end if end > start else start + 3000][:3000]
+    written = re.search(r"Test unit written to (\S+)", log)
+    return shown + (f"\ninput written to {written.group(1)}" if written else "")
+
+
+def run_fallback(name: str, seconds: int, artifacts: Path):
+    """Without atheris: mutated seeds and random bytes for ``seconds``, through the same oracle."""
     import random
 
-    sys.path.insert(0, str(PROJECT))
     from tests.fuzz.targets import TARGETS
 
     check = TARGETS[name]
@@ -72,7 +94,7 @@ def run_generated(name: str, seconds: int, artifacts: Path):
     deadline = time.monotonic() + seconds
     execs = 0
     while time.monotonic() < deadline:
-        data = bytearray(rng.choice(seeds))
+        data = bytearray(rng.choice(seeds)) if rng.random() < 0.9 else bytearray(rng.randbytes(rng.randint(0, 64)))
         for _ in range(rng.randint(1, 4)):
             pos = rng.randint(0, len(data))
             op = rng.randint(0, 2)
@@ -82,41 +104,57 @@ def run_generated(name: str, seconds: int, artifacts: Path):
                 del data[pos:pos + rng.randint(1, 8)]
             elif data:
                 data[min(pos, len(data) - 1)] = rng.randrange(256)
+        execs += 1
         try:
             check(bytes(data))
-        except BaseException as err:  # noqa: B902 - every escape is a finding
-            (artifacts / f"{name}-crash-{execs}").write_bytes(bytes(data))
-            return execs, True, f"{type(err).__name__}: {err}"[:3000]
-        execs += 1
+        except Exception as err:  # every escape is a finding
+            path = artifacts / f"{name}-crash-{execs}"
+            path.write_bytes(bytes(data))
+            return execs, True, f"{type(err).__name__}: {str(err)[:2000]}\ninput written to {path}"
     return execs, False, ""
 
 
 def main() -> int:
-    sys.path.insert(0, str(PROJECT))
-    from tests.fuzz.targets import TARGETS
-
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--total-seconds", type=int, default=60)
-    ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--total-seconds", type=int, default=60, help="the whole leg's budget (default 60)")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="targets fuzzed at once")
+    ap.add_argument("--only", nargs="*", default=None, metavar="NAME")
     ap.add_argument("--artifacts", default=None, help="where findings are written (default: a temp dir)")
+    ap.add_argument("--fallback", action="store_true",
+                    help="without atheris, run the oracles on mutated seeds instead of skipping")
     args = ap.parse_args()
-    names = args.only or sorted(TARGETS)
-    per = max(2, args.total_seconds // len(names))
-    artifacts = Path(args.artifacts or tempfile.mkdtemp(prefix="fuzz-artifacts-"))
+    targets = args.only or names()
+    unknown = sorted(set(targets) - set(names()))
+    if unknown:
+        ap.error(f"no such target: {', '.join(unknown)} (targets: {', '.join(names())})")
+    have_atheris = atheris_available()
+    if not have_atheris and not args.fallback:
+        print("atheris not installed: fuzz leg skipped (pip install atheris; or --fallback for generated inputs)")
+        return 0
+    artifacts = Path(args.artifacts or tempfile.mkdtemp(prefix="pynuma-fuzz-artifacts-"))
     artifacts.mkdir(parents=True, exist_ok=True)
-    engine = "atheris" if _atheris_available() else "generated inputs (atheris not installed)"
-    print(f"fuzz: {len(names)} targets x {per} s with {engine}; findings go to {artifacts}")
-    runner = run_atheris if engine == "atheris" else run_generated
-    found = 0
-    total = 0
-    for name in names:
-        execs, finding, log = runner(name, per, artifacts)
-        total += execs
-        found += finding
-        print(f"  {name:<16} {execs:>9} executions  {'FINDING' if finding else 'no findings'}")
+    if have_atheris:
+        jobs = max(1, min(args.jobs, len(targets)))
+        # the budget is wall time: each target's share, less what its process spends starting
+        per = max(1, int(args.total_seconds * jobs / len(targets) - STARTUP))
+        runner, engine = run_atheris, "atheris"
+    else:
+        sys.path.insert(0, str(PROJECT))
+        jobs, per = 1, max(1, args.total_seconds // len(targets))
+        runner, engine = run_fallback, "generated inputs (atheris not installed)"
+    print(f"fuzz: {len(targets)} targets, {per} s each, {jobs} at a time, with {engine}; findings go to {artifacts}")
+    start = time.monotonic()
+    with ThreadPoolExecutor(jobs) as pool:
+        results = list(pool.map(lambda name: runner(name, per, artifacts), targets))
+    print(f"{'target':<16} {'executions':>11}  findings")
+    for name, (execs, finding, _log) in zip(targets, results):
+        print(f"{name:<16} {execs:>11}  {1 if finding else 0}")
+    for name, (_execs, finding, log) in zip(targets, results):
         if finding:
-            print("    " + log.replace("\n", "\n    "))
-    print(f"fuzz: {total} executions, {found} target(s) with findings")
+            print(f"\n== {name}: finding\n    " + log.replace("\n", "\n    "))
+    found = sum(1 for _, finding, _ in results if finding)
+    print(f"fuzz: {sum(r[0] for r in results)} executions in {time.monotonic() - start:.0f} s, "
+          f"{found} target(s) with findings")
     return 1 if found else 0
 
 

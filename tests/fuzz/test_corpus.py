@@ -1,8 +1,10 @@
 """Every fuzz oracle on its corpus (seeds and regressions) and on a short run of generated inputs.
 
-The same oracles run under atheris in CI (``tests/fuzz/run.py``); here they
-run without it, so the normal suite replays every input that ever found a
-bug and keeps the oracles themselves working.
+The same oracles (``tests/fuzz/fuzz_<name>.py``, ``check(data)``) run under
+atheris in CI (``tests/fuzz/run.py``); here they run without it, so the
+normal suite replays every input that ever found a bug and keeps the oracles
+themselves working.  Generated inputs are random bytes or a seed with a few
+bytes replaced, so that they reach past the first check of the format.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def test_corpus_input(name, path):
 
 def _mutations(name):
     seeds = [p.read_bytes() for n, p in FILES if n == name]
-    return st.one_of(st.binary(max_size=256),
+    return st.one_of(st.binary(max_size=512),
                      st.sampled_from(seeds).flatmap(
                          lambda s: st.tuples(st.integers(0, len(s)), st.binary(max_size=16), st.integers(0, 8))
                          .map(lambda t, s=s: s[:t[0]] + t[1] + s[t[0] + t[2]:])))
@@ -36,7 +38,7 @@ def _mutations(name):
 
 @pytest.mark.parametrize("name", sorted(TARGETS))
 def test_generated_inputs(name):
-    @settings(max_examples=60, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=200, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
     @given(_mutations(name))
     def run(data):
