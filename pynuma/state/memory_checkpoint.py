@@ -142,7 +142,8 @@ def _decode_machine(raw: Any) -> Optional[NUMANodeMap]:
         try:
             nid = int(key)
         except ValueError:
-            raise CheckpointError(f"machineState: NUMA node key {key!r} is not an integer") from None
+            shown = repr(key) if len(key) <= 48 else f"{key[:40]!r}... ({len(key)} characters)"
+            raise CheckpointError(f"machineState: NUMA node key {shown} is not an integer") from None
         node = _map(node, f"machineState.{key}") or {}
         mm_raw = _map(_get(node, "memoryMap"), f"machineState.{key}.memoryMap")
         mm: Optional[Dict[str, MemoryTable]] = None
