@@ -25,8 +25,9 @@ CORPUS = Path(__file__).resolve().parent / "corpus"
 PROJECT = Path(__file__).resolve().parents[2]
 
 Errors = Tuple[Type[BaseException], ...]
-#: the longest error message an input may cause: messages show long values cut
-MAX_MESSAGE = 600
+#: the longest error message an input may cause: messages show long values cut (40 characters
+#: of a value, each up to 10 in repr, twice, and the words around them fit)
+MAX_MESSAGE = 1000
 
 
 def pynuma_error() -> Errors:

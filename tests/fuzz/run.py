@@ -76,8 +76,8 @@ def summary(log: str) -> str:
     start = log.find("=== Uncaught Python exception: ===")
     if start < 0:
         start = max(log.find("==ERROR"), log.find("ERROR: libFuzzer"), 0)
-    end = log.find("\n==", start + 1)
-    shown = log[start:end if end > start else start + 3000][:3000]
+    ends = [i for i in (log.find("\n==", start + 1), log.find("\nINFO:", start + 1)) if i > start]
+    shown = log[start:min(ends) if ends else start + 3000][:3000]
     written = re.search(r"Test unit written to (\S+)", log)
     return shown + (f"\ninput written to {written.group(1)}" if written else "")
 
