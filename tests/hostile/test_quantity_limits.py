@@ -120,3 +120,14 @@ def test_formatting_large_amounts_stays_cheap():
     # sums of many quantities may exceed one quantity's limit; printing them must stay linear
     assert format_quantity(Fraction(10 ** 4000)) == "1" + "0" * (4000 - 18) + "E"
     assert format_quantity(Fraction(3 * 10 ** 3000 + 1, 10 ** 9)) .endswith("n")
+
+
+@pytest.mark.parametrize("flag_value", ["memory.available<" + "x" * 3000, "y" * 3000 + "<1Gi",
+                                        "nodefs.available<" + "9" * 3000 + "%"])
+def test_eviction_flag_errors_cut_long_values(flag_value):
+    from pynuma.policy.eviction.thresholds import ThresholdError, parse_flags, parse_threshold_config
+
+    with pytest.raises(ThresholdError) as info:
+        parse_threshold_config([], parse_flags(flag_value, "<"), None, None, None)
+    line = info.value.describe(None)
+    assert "\n" not in line and len(line) < 400 and re.search(r"\(300[01] characters\)", line), line

@@ -148,12 +148,13 @@ class ThresholdError(InputError):
         ``None``: the kubelet flag.
         """
         kubelet = str(self)
-        value = self.value
+        value = None if self.value is None else _cut(self.value)  # a long value is shown cut: one short line
+        signal = _cut(self.signal)
         if value is None and self.setting == "evictionSoftGracePeriod":
             if source is not None:
-                return f"{source}: evictionSoft[{self.signal}]: no grace period (evictionSoftGracePeriod) for it"
-            return (f"--eviction-soft {self.signal}: no grace period for it "
-                    f"(add --eviction-soft-grace-period {self.signal}=DURATION)")
+                return f"{source}: evictionSoft[{signal}]: no grace period (evictionSoftGracePeriod) for it"
+            return (f"--eviction-soft {signal}: no grace period for it "
+                    f"(add --eviction-soft-grace-period {signal}=DURATION)")
         if kubelet == QUANTITY_FORMAT_ERROR:
             detail = f"{value!r} is neither a quantity nor a percentage (e.g. 100Mi, 1.5Gi, 10%)"
         elif kubelet.startswith("strconv.ParseFloat"):
@@ -163,12 +164,12 @@ class ThresholdError(InputError):
         elif kubelet.startswith("unsupported eviction signal"):
             from .signals import SIGNALS
 
-            detail = f"unknown signal {self.signal!r} (one of: {', '.join(SIGNALS)})"
+            detail = f"unknown signal {signal!r} (one of: {', '.join(SIGNALS)})"
         else:
             detail = kubelet
         if source is not None:
-            return f"{source}: {self.setting}[{self.signal}]: {detail}"
-        shown = self.signal if value is None else f"{self.signal}{_SETTING_SEP[self.setting]}{value}"
+            return f"{source}: {self.setting}[{signal}]: {detail}"
+        shown = signal if value is None else f"{signal}{_SETTING_SEP[self.setting]}{value}"
         return f"{SETTING_FLAGS[self.setting]} {shown}: {detail}"
 
 
