@@ -49,7 +49,9 @@ def parse_go_bool(text: str) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise ValueError(f'strconv.ParseBool: parsing "{text}": invalid syntax')
+    from ..gotext import strconv_quote
+
+    raise ValueError(f"strconv.ParseBool: parsing {strconv_quote(text)}: invalid syntax")
 
 
 def _gates(feature_gates: Optional[Mapping[str, bool]]) -> Dict[str, bool]:

@@ -74,19 +74,23 @@ def _parse_bool(name: str, value: str) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise InputError(f'bad value for option "{name}": strconv.ParseBool: parsing "{value}": invalid syntax')
+    from ..gotext import strconv_quote
+
+    raise InputError(f'bad value for option "{name}": strconv.ParseBool: parsing {strconv_quote(value)}: invalid syntax')
 
 
 def _parse_int(name: str, value: str) -> int:
     text = value[1:] if value[:1] in "+-" else value
-    shown = value if len(value) <= 40 else value[:32] + "..."
+    from ..gotext import strconv_quote
+
+    shown = strconv_quote(value)
     if not text.isdigit() or not text.isascii():
         raise InputError(f'unable to convert policy option to integer "{name}": '
-                         f'strconv.Atoi: parsing "{shown}": invalid syntax')
+                         f'strconv.Atoi: parsing {shown}: invalid syntax')
     # Go's int is 64 bits; checking the length first never converts thousands of digits
     if len(text.lstrip("0")) > 19 or not -(1 << 63) <= int(value) < 1 << 63:
         raise InputError(f'unable to convert policy option to integer "{name}": '
-                         f'strconv.Atoi: parsing "{shown}": value out of range')
+                         f'strconv.Atoi: parsing {shown}: value out of range')
     return int(value)
 
 
