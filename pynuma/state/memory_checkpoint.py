@@ -133,17 +133,29 @@ _TABLE = (("total", "total"), ("system_reserved", "systemReserved"), ("allocatab
           ("reserved", "reserved"), ("free", "free"))
 
 
+def _go_int_key(key: str) -> Optional[int]:
+    """A JSON object key as Go decodes an ``int`` map key (``strconv.ParseInt(key, 10, 64)``), else None.
+
+    Python's ``int()`` also takes spaces, ``_`` and non-ASCII digits; Go takes an optional sign and
+    ASCII digits only, within int64.
+    """
+    digits = key[1:] if key[:1] in "+-" else key
+    if not digits or not digits.isascii() or not digits.isdigit() or len(digits.lstrip("0")) > 19:
+        return None
+    value = int(key)
+    return value if -(1 << 63) <= value < 1 << 63 else None
+
+
 def _decode_machine(raw: Any) -> Optional[NUMANodeMap]:
     raw = _map(raw, "machineState")
     if raw is None:
         return None
     out: NUMANodeMap = {}
     for key, node in raw.items():
-        try:
-            nid = int(key)
-        except ValueError:
+        nid = _go_int_key(key)
+        if nid is None:
             shown = repr(key) if len(key) <= 48 else f"{key[:40]!r}... ({len(key)} characters)"
-            raise CheckpointError(f"machineState: NUMA node key {shown} is not an integer") from None
+            raise CheckpointError(f"machineState: NUMA node key {shown} is not an integer")
         node = _map(node, f"machineState.{key}") or {}
         mm_raw = _map(_get(node, "memoryMap"), f"machineState.{key}.memoryMap")
         mm: Optional[Dict[str, MemoryTable]] = None

@@ -79,3 +79,18 @@ def test_atomic_write_round_trip(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(CheckpointError, match="No such file"):
         read_checkpoint(str(tmp_path / "nope"))
+
+
+@pytest.mark.parametrize("key", [" 1 ", "1_0", "\u0661", "", "9" * 20, "0x1", "1.0"])
+def test_node_keys_are_go_integers_only(key):
+    doc = {"policyName": "Static", "machineState": {key: {"numberOfAssignments": 0, "memoryMap": {}, "cells": [0]}},
+           "entries": {}, "checksum": 0}
+    with pytest.raises(CheckpointError, match="is not an integer"):
+        parse_checkpoint(json.dumps(doc))
+
+
+@pytest.mark.parametrize("key, node", [("0", 0), ("+1", 1), ("007", 7)])
+def test_node_keys_go_accepts(key, node):
+    doc = {"policyName": "Static", "machineState": {key: {"numberOfAssignments": 0, "memoryMap": {}, "cells": [0]}},
+           "entries": {}, "checksum": 0}
+    assert list(parse_checkpoint(json.dumps(doc)).state.machine_state) == [node]
