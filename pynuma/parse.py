@@ -219,22 +219,25 @@ def _show(s: str) -> str:
     return repr(s if len(s) <= 40 else s[:37] + "...")
 
 
+class _Memo(dict):
+    """Parsed values by input text; a miss parses (and keeps) it, the cache emptied at ``limit`` entries."""
+
+    __slots__ = ("parser", "limit")
+
+    def __missing__(self, text: str):
+        if len(self) >= self.limit:
+            self.clear()
+        value = self[text] = self.parser(text)
+        return value
+
+
 def memoized(parser, limit: int = 4096):
     """``parser`` with its results kept by input text (sysfs values repeat a lot: core ids, sizes).
 
     Failures are not kept: each bad text raises again.  The cache is
     emptied when it reaches ``limit`` entries, so memory stays bounded.
+    A hit is one dict lookup, with no Python frame.
     """
-    cache: Dict[str, object] = {}
-
-    def parse(text: str):
-        try:
-            return cache[text]
-        except KeyError:
-            if len(cache) >= limit:
-                cache.clear()
-            value = cache[text] = parser(text)
-            return value
-
-    return parse
-
+    memo = _Memo()
+    memo.parser, memo.limit = parser, limit
+    return memo.__getitem__

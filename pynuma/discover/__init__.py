@@ -19,6 +19,7 @@ from ..cpuset import CPUSet
 from ..fsroot import FsRoot
 from ..model import CPU, Package, Topology
 from . import caches as _caches, cpus as _cpus, cpuset_cgroup as _cgroup, distances as _distances, numa as _numa
+from .root import require_machine_root
 
 __all__ = ["discover"]
 
@@ -35,8 +36,6 @@ def discover(root: "Union[str, FsRoot]" = "/") -> "Topology":
 
 def _discover(fs: "FsRoot") -> "Topology":
     """Every rule, every odd tree, with warnings: the one place a :class:`Topology` is built."""
-    from .root import require_machine_root
-
     require_machine_root(fs)
     warnings: List[str] = []
     # equal CPU sets (a core's threads and its L1/L2 caches, online and present, ...) are one object

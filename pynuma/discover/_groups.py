@@ -7,9 +7,10 @@ This module holds that rule, for every kind of group and both paths.
 
 Done literally that is one read per group, one after the other.  Instead,
 each round *predicts* the next leaders by tiling the latest group's shape
-over the remaining CPUs and reads all their files in one batch; a leader is
-used only while it is still the lowest unplaced CPU, so the result is
-exactly the one-by-one result, and a wrong guess only costs a few reads.
+over the remaining CPUs and reads all their files in one batch (one batch
+for every kind of group walked together); a leader is used only while it is
+still the lowest unplaced CPU, so the result is exactly the one-by-one
+result, and a wrong guess only costs a few reads.
 """
 from __future__ import annotations
 
@@ -30,10 +31,8 @@ def predict(remaining: int, shape: int, shape_leader: int, limit: int) -> List[i
     return leaders
 
 
-def walk(fs, remaining: int, prefix: str, names: Callable[[], Sequence[str]],
-         place: Callable[[int, List[Optional[str]], int], Optional[int]],
-         first: Optional[Tuple[int, Sequence[Optional[str]]]] = None) -> None:
-    """Visit every group leader among ``remaining`` (bitmap), lowest first.
+class Walk:
+    """One kind of group to walk: its CPUs, where their files are, and what to do with a leader.
 
     A leader's files are ``prefix + str(cpu) + name`` for each of ``names()``
     (asked once per batch: a caller may read fewer files once it knows
@@ -43,31 +42,57 @@ def walk(fs, remaining: int, prefix: str, names: Callable[[], Sequence[str]],
     texts)`` when the caller already read the lowest CPU's files (in a batch
     with other reads): round one uses them.
     """
-    shape, shape_leader = 1, 0
-    limit = 1  # the first round reads one leader, to learn the shape
+
+    __slots__ = ("remaining", "prefix", "names", "place", "first", "shape", "shape_leader", "limit")
+
+    def __init__(self, remaining: int, prefix: str, names: Callable[[], Sequence[str]],
+                 place: Callable[[int, List[Optional[str]], int], Optional[int]],
+                 first: Optional[Tuple[int, Sequence[Optional[str]]]] = None) -> None:
+        self.remaining, self.prefix, self.names, self.place, self.first = remaining, prefix, names, place, first
+        self.shape, self.shape_leader = 1, 0
+        self.limit = 1  # the first round reads one leader, to learn the shape
+
+
+def walk(fs, walks: Sequence[Walk]) -> None:
+    """Visit every group leader of every walk, lowest first within each.
+
+    The walks advance together: each round reads the predicted leaders'
+    files of all unfinished walks in one batch.
+    """
     read_many = fs.read_many
-    while remaining:
-        leaders = predict(remaining, shape, shape_leader, limit)
-        if first is not None and first[0] == leaders[0]:
-            leaders, texts, width = leaders[:1], list(first[1]), len(first[1])
-        else:
-            suffixes = names()
-            width = len(suffixes)
-            texts = read_many([f"{prefix}{cpu}{name}" for cpu in leaders for name in suffixes])
-        first = None
-        used = 0
-        for cpu in leaders:
-            bit = 1 << cpu
-            if remaining & -remaining != bit:
-                break  # the guess went wrong here: re-predict from the true lowest CPU
-            start = used * width
-            placed = place(cpu, texts[start:start + width], remaining)
-            placed = bit if placed is None else placed | bit
-            shape, shape_leader = placed, cpu  # the latest group shapes the next guesses
-            remaining &= ~placed
-            used += 1
-        # a miss means an irregular layout: keep the next batch small so wasted reads stay bounded
-        limit = remaining.bit_length() + 1 if used == len(leaders) else max(4, 2 * used)
+    active = [w for w in walks if w.remaining]
+    while active:
+        rounds = []  # (walk, leaders, texts or None, width, offset in the batch)
+        paths: List[str] = []
+        for w in active:
+            leaders = predict(w.remaining, w.shape, w.shape_leader, w.limit)
+            first, w.first = w.first, None
+            if first is not None and first[0] == leaders[0]:
+                rounds.append((w, leaders[:1], list(first[1]), len(first[1]), 0))
+                continue
+            prefix, suffixes = w.prefix, w.names()
+            rounds.append((w, leaders, None, len(suffixes), len(paths)))
+            paths += [f"{prefix}{cpu}{name}" for cpu in leaders for name in suffixes]
+        batch = read_many(paths) if paths else []
+        for w, leaders, texts, width, offset in rounds:
+            if texts is None:
+                texts = batch
+            remaining, place = w.remaining, w.place
+            used = 0
+            for cpu in leaders:
+                bit = 1 << cpu
+                if remaining & -remaining != bit:
+                    break  # the guess went wrong here: re-predict from the true lowest CPU
+                start = offset + used * width
+                placed = place(cpu, texts[start:start + width], remaining)
+                placed = bit if placed is None else placed | bit
+                w.shape, w.shape_leader = placed, cpu  # the latest group shapes the next guesses
+                remaining &= ~placed
+                used += 1
+            w.remaining = remaining
+            # a miss means an irregular layout: keep the next batch small so wasted reads stay bounded
+            w.limit = remaining.bit_length() + 1 if used == len(leaders) else max(4, 2 * used)
+        active = [w for w in active if w.remaining]
 
 
 def members(mask: int, reported: int, remaining: int, cpu: int) -> int:

@@ -14,7 +14,7 @@ from .. import _impl
 from ..cpuset import CPUSet
 from ..model import Cache, uncore_of_cpus
 from ..parse import memoized, parse_cache_size, parse_cache_type, parse_int, parse_prefixed_id
-from ._groups import members as _group_members, walk as _walk_groups
+from ._groups import Walk as _Walk, members as _group_members, walk as _walk_groups
 
 _tuple_new = tuple.__new__  # a record from all its values (see pynuma._record)
 
@@ -52,8 +52,6 @@ def read_caches(fs, reported: int, warnings: List[str], cpuset=CPUSet.from_bits)
     ``shared_cpu_map`` are read once per instance.  ``cpuset(bits)`` makes
     each instance's CPU set (discovery passes one that shares equal sets).
     """
-    caches: List[Cache] = []
-    append = caches.append
     parse_mask, parse_size, parse_id = _parse_mask, _parse_size, _parse_id
     new = _tuple_new
     indices = _indices(fs, reported)
@@ -63,17 +61,21 @@ def read_caches(fs, reported: int, warnings: List[str], cpuset=CPUSet.from_bits)
     first_texts = fs.read_many(first_paths) if first_paths else []
     width = len(_FIRST_FILES)
     prefix = CPU_DIR + "/cpu"
+    walks, found = [], []  # one walk per index, walked together; its caches and warnings kept apart
     for k, index in enumerate(indices):
         first = (lowest, first_texts[k * width:(k + 1) * width])
         suffix = f"/cache/index{index}/"
         kind: list = []  # [level, type] once known for this index
         all_names = tuple(suffix + name for name in _FIRST_FILES)
         instance_names = all_names[:3]
+        caches: List[Cache] = []
+        notes: List[str] = []
 
         def names(kind=kind, all_names=all_names, instance_names=instance_names):
             return instance_names if kind else all_names
 
-        def place(cpu: int, texts, left: int, index=index, kind=kind) -> Optional[int]:
+        def place(cpu: int, texts, left: int, index=index, kind=kind, append=caches.append,
+                  note=notes.append) -> Optional[int]:
             size_t, id_t, map_t = texts[0], texts[1], texts[2]
             try:
                 if not kind:
@@ -86,13 +88,19 @@ def read_caches(fs, reported: int, warnings: List[str], cpuset=CPUSet.from_bits)
                 size = parse_size(size_t) if size_t is not None and size_t.strip(" \n\x00") else None
                 cache_id = parse_id(id_t) if id_t is not None else None
             except ValueError as err:
-                warnings.append(f"{fs.host_path(f'{CPU_DIR}/cpu{cpu}/cache/index{index}')}: {err}; cache skipped")
+                note(f"{fs.host_path(f'{CPU_DIR}/cpu{cpu}/cache/index{index}')}: {err}; cache skipped")
                 return None
             append(new(Cache, (kind[0], kind[1], size, cache_id, cpuset(group))))
             return group
 
-        _walk_groups(fs, reported, prefix, names, place, first)
-    return caches
+        walks.append(_Walk(reported, prefix, names, place, first))
+        found.append((caches, notes))
+    _walk_groups(fs, walks)
+    out: List[Cache] = []
+    for caches, notes in found:
+        out += caches
+        warnings += notes
+    return out
 
 
 def uncore_caches(caches: List[Cache]) -> Dict[int, Optional[int]]:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-
 from .. import _impl
 from ..errors import ParseError
 from ..parse import memoized, parse_int, parse_online_flag, parse_prefixed_id
-from ._groups import members as _group_members, walk as _walk_groups
+from ._groups import Walk as _Walk, members as _group_members, walk as _walk_groups
 
 _bitmap = _impl.select("bitmap")
 
@@ -204,16 +204,22 @@ def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
             topo.core_key[cpu] = ((key[0] & reported) | (1 << cpu), key[1])
 
     first = (probe_cpu, probe)
-    topo.packages = _groups(fs, keep, reported, "physical_package_id", package_mask,
-                            have["physical_package_id"] or have[package_mask], topo.package, warnings, first)
+    walks: List[_Walk] = []
+    notes: List[List[str]] = []  # each walk's warnings, kept in walk order
+    packages = _groups(fs, keep, reported, "physical_package_id", package_mask,
+                       have["physical_package_id"] or have[package_mask], topo.package, walks, notes, first)
     if have["die_id"] and _is_no_die(probe["die_id"]):
         # die_id -1 is the kernel's answer for every CPU of an architecture without dies (each its
         # own die): the other CPUs' die files can say nothing else, and are not read
         for cpu in keep:
             topo.die[cpu] = -1
     else:
-        _groups(fs, keep, reported, "die_id", "die_cpus", have["die_id"], topo.die, warnings, first)
-    _groups(fs, keep, reported, "cluster_id", "cluster_cpus", have["cluster_id"], topo.cluster, warnings, first)
+        _groups(fs, keep, reported, "die_id", "die_cpus", have["die_id"], topo.die, walks, notes, first)
+    _groups(fs, keep, reported, "cluster_id", "cluster_cpus", have["cluster_id"], topo.cluster, walks, notes, first)
+    _walk_groups(fs, walks)
+    for lines in notes:
+        warnings += lines
+    topo.packages = packages
     return topo
 
 
@@ -238,13 +244,15 @@ def _optional_int(fs, path: str, text: Optional[str], warnings: List[str]) -> Op
 
 
 def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, present: bool,
-            out: Dict[int, Optional[int]], warnings: List[str],
+            out: Dict[int, Optional[int]], walks: List[_Walk], notes: List[List[str]],
             first: Tuple[int, Dict[str, Optional[str]]] = (-1, {})) -> List[Tuple[int, int]]:
-    """Fill ``out[cpu] = group id`` reading each group's files once (from its lowest CPU).
+    """Set up the walk that fills ``out[cpu] = group id``, each group's files read once (from its lowest CPU).
 
-    Returns ``[(id, cpus bitmap)]`` of the groups that have a mask.  Without
-    the mask file a CPU is in no group (its id, if any, is still recorded).
-    ``first`` is ``(cpu, {name: text})`` of one CPU's already-read topology files.
+    Returns the list that the walk (appended to ``walks``, its warnings to
+    ``notes``) fills with ``(id, cpus bitmap)`` of the groups that have a
+    mask.  Without the mask file a CPU is in no group (its id, if any, is
+    still recorded).  ``first`` is ``(cpu, {name: text})`` of one CPU's
+    already-read topology files.
     """
     groups: List[Tuple[int, int]] = []
     if not present:
@@ -255,6 +263,8 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
     for cpu in cpus:
         remaining |= 1 << cpu
     parse_mask = _parse_mask
+    warnings: List[str] = []
+    notes.append(warnings)
 
     names = (f"/topology/{id_name}", f"/topology/{mask_name}")
 
@@ -275,7 +285,7 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
 
     cpu0, texts0 = first
     pre = (cpu0, (texts0[id_name], texts0[mask_name])) if id_name in texts0 and mask_name in texts0 else None
-    _walk_groups(fs, remaining, CPU_DIR + "/cpu", lambda: names, place, pre)
+    walks.append(_Walk(remaining, CPU_DIR + "/cpu", lambda: names, place, pre))
     return groups
 
 
