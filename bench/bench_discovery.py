@@ -9,14 +9,17 @@ What is compared, per dump of ``$PYNUMA_CONFORMANCE_DIR/topology`` (default
   native reader does it: every file, directory and kind check opened with
   ``openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)`` from the root fd
   (plain ``openat`` where the kernel has no openat2, as pynuma's reader then
-  walks), files read in a first 4 KiB ``read()`` growing to 64 KiB, a short
+  walks), files opened ``O_NONBLOCK`` and read only when ``fstat`` says they
+  are regular (pynuma's guard against a FIFO or device in a dump: one more
+  syscall per file, on both sides), in a first 4 KiB ``read()`` growing to 64 KiB, a short
   read ending the file only under ``/sys/{devices,bus,class,kernel/mm}``
   (as ``pn_read_one``), directories listed with ``readdir``.  One thread,
   as pynuma (both run one).
-* **native** / **pure**: ``discover(root)`` in a long-lived process of its
-  own (native core, and ``PYNUMA_PURE=1``), warm: the same batch of passes
-  as the floor's.
-* **first**: the first ``discover(root)`` in a fresh process (its modules
+* **native** / **pure**: ``discover(root)`` (native core, and
+  ``PYNUMA_PURE=1``) in a fresh process each round, as the floor, from the
+  regular install below (its modules byte-compiled, as pip leaves them),
+  warm: after its first call, the same batch of passes as the floor's.
+* **first**: that first ``discover(root)`` in each fresh process (its modules
   imported, nothing discovered yet), reported apart from the warm figure.
 * **whole process**: ``pynuma topology --json --root DUMP`` from a regular
   (non-editable) install in a throwaway venv, against that venv's
@@ -114,8 +117,10 @@ int main(int argc, char **argv) {
         for (size_t i = 0; i < n; i++) {
             const char *p = e[i].path;
             if (e[i].kind == 'F') {
-                int fd = open_in(root, p, O_RDONLY);
+                int fd = open_in(root, p, O_RDONLY | O_NONBLOCK);
                 if (fd < 0) continue;
+                struct stat st;  /* only a regular file is read (pn_open_file: a dump may hold a FIFO or device) */
+                if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { close(fd); continue; }
                 size_t got = 0, step = 4096, limit = (size_t)e[i].limit;
                 for (;;) {
                     size_t chunk = limit - got < step ? limit - got : step;
@@ -154,7 +159,8 @@ int main(int argc, char **argv) {
 # a long-lived discovery process: "first" on start, then one batch per request
 WORKER = r"""
 import sys, time
-sys.path.insert(0, sys.argv[1])
+if sys.argv[1]:
+    sys.path.insert(0, sys.argv[1])  # the source tree (no venv): else the installed package
 root = sys.argv[2]
 from pynuma.discover import discover
 from pynuma import _impl
@@ -216,11 +222,12 @@ def stats(values) -> str:
 
 
 class Worker:
-    """A discovery process kept alive across rounds."""
+    """A discovery process: its first call on start, then batches of warm passes on request."""
 
-    def __init__(self, root: Path, pure: bool) -> None:
+    def __init__(self, root: Path, pure: bool, venv: "Path | None") -> None:
         env = dict(os.environ, PYNUMA_PURE="1" if pure else "0")
-        self.proc = subprocess.Popen([sys.executable, "-c", WORKER, str(PROJECT), str(root)], env=env,
+        python, source = (str(venv / "bin" / "python"), "") if venv else (sys.executable, str(PROJECT))
+        self.proc = subprocess.Popen([python, "-c", WORKER, source, str(root)], env=env, cwd="/",
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         first, native = self.proc.stdout.readline().split()
         self.first, self.native = float(first), native == "1"
@@ -235,28 +242,30 @@ class Worker:
         self.proc.wait()
 
 
-def in_process(floor: Path, root: Path, listing: Path, rounds: int) -> dict:
-    """Floor, native and pure warm per-pass times (us) over interleaved rounds, and the first calls."""
-    firsts = []
-    for _ in range(3):  # the first call, in fresh processes (min and median of 3)
-        w = Worker(root, pure=False)
-        firsts.append(w.first)
-        w.close()
-    native, pure = Worker(root, pure=False), Worker(root, pure=True)
+def in_process(floor: Path, root: Path, listing: Path, rounds: int, venv: "Path | None") -> dict:
+    """Floor, native and pure warm per-pass times (us) over interleaved rounds, and the first calls.
+
+    Every round starts each side afresh (the floor is a new process each
+    round, so are the discovery workers): no side keeps one process's luck
+    with memory placement for the whole run.
+    """
     probe = float(subprocess.run([str(floor), str(root), str(listing), "3"], capture_output=True, text=True,
                                  check=True).stdout.split()[0])
     passes = max(3, int(20_000 / max(probe, 1.0)))  # a batch of ~20 ms on each side
-    out = {"floor": [], "native": [], "pure": [], "first": firsts, "passes": passes,
-           "native_in_use": native.native}
+    out = {"floor": [], "native": [], "pure": [], "first": [], "passes": passes, "native_in_use": True}
     for _ in range(rounds):
         res = subprocess.run([str(floor), str(root), str(listing), str(passes)], capture_output=True, text=True,
                              check=True).stdout.split()
         out["floor"].append(float(res[0]))
         out["openat2"] = res[2] == "1"
+        native = Worker(root, pure=False, venv=venv)
+        out["first"].append(native.first)
+        out["native_in_use"] = out["native_in_use"] and native.native
         out["native"].append(native.batch(passes))
+        native.close()
+        pure = Worker(root, pure=True, venv=venv)
         out["pure"].append(pure.batch(max(1, passes // 4)))
-    native.close()
-    pure.close()
+        pure.close()
     return out
 
 
@@ -294,9 +303,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="pynuma-bench-") as tmp:
         work = Path(tmp)
         floor = build_floor(work)
-        venv = None
+        venv = args.venv or (None if args.no_process else make_venv(work / "venv"))
+        if venv is None:
+            print("in process: from the source tree (--no-process without --venv)")
         if not args.no_process:
-            venv = args.venv or make_venv(work / "venv")
             print(f"whole processes: {venv}/bin/pynuma (pip install ., not editable)"
                   + ("" if lstopo else "; lstopo-no-graphics not installed (apt-get install hwloc-nox)"))
         print("in process: warm per-pass times, min and median over interleaved rounds (us); "
@@ -312,7 +322,7 @@ def main() -> int:
             listing.write_text(subprocess.run([sys.executable, "-c", RECORD, str(PROJECT), str(root)],
                                               capture_output=True, text=True, check=True).stdout)
             entries = listing.read_text().splitlines()
-            res = in_process(floor, root, listing, args.rounds)
+            res = in_process(floor, root, listing, args.rounds, venv)
             if not res["native_in_use"]:
                 print("note: the native core is not in use; the figures are the pure path's")
             cpus = _cpus(root)
@@ -325,7 +335,7 @@ def main() -> int:
             print(f"{case.name:32} {cpus:4} {sum(e[0] == 'F' for e in entries):5} {stats(res['floor'])} "
                   f"{nmin:10.1f} {statistics.median(res['native']):9.1f} {ratio:6.2f} {extra:6.0f} "
                   f"{first_ratio:10.2f} {pure_ratio:8.2f}", flush=True)
-            if venv is not None:
+            if not args.no_process:
                 cmds = {"python": [str(venv / "bin" / "python"), "-c", "pass"],
                         "pynuma": [str(venv / "bin" / "pynuma"), "topology", "--json", "--root", str(root)]}
                 if lstopo:
