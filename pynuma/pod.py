@@ -6,7 +6,7 @@ vectors use (``{"name", "containers": [{"name", "requests", "limits"}]}``).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from ._mapping import Mapping
 
 from ._dataclass import dataclass, field, replace
 from .errors import InputError

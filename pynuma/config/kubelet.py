@@ -11,7 +11,7 @@ decoding would.  Absent fields take the kubelet defaults
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from .._mapping import Mapping
 
 from .._dataclass import dataclass, field
 from ..errors import InputError

@@ -13,8 +13,6 @@ part out (the allocatableMemory.available threshold covers it).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ..errors import InputError
 from ..quantity import Quantity
 from .eviction.signals import MEMORY_AVAILABLE, NODEFS_AVAILABLE, OP_LESS_THAN
@@ -22,6 +20,7 @@ from .eviction.thresholds import Threshold
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from collections.abc import Mapping
     from fractions import Fraction
     from typing import Dict, Iterable, List, Optional
 

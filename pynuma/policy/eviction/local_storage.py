@@ -5,7 +5,7 @@ on; every offending pod is evicted in the same pass, with grace 1 s.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from ..._mapping import Mapping
 
 from ...pod import Pod
 from ...quantity import Quantity

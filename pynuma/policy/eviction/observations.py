@@ -8,7 +8,7 @@ observation keeps the stats timestamp (seconds, or ``None``) for the
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from ..._mapping import Mapping
 
 from ..._dataclass import dataclass
 from ...errors import InputError

@@ -1,7 +1,7 @@
 """Per-pod usage as the kubelet's stats summary reports it (what eviction ranks on)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from ..._mapping import Mapping
 
 from ..._dataclass import dataclass, field
 from ...pod import Pod

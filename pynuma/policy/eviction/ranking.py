@@ -8,7 +8,7 @@ breaks remaining ties.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from ..._mapping import Mapping
 
 from ...pod import Container, Pod
 from .podstats import ContainerStats, FsUsage, PodStats  # noqa: F401 - re-exported
