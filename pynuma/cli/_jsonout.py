@@ -71,16 +71,39 @@ def _key(k) -> str:
     raise TypeError(f"cannot encode key {k!r} as JSON")
 
 
-def _is_container(v) -> bool:
-    return isinstance(v, (dict, list, tuple))
+_int_repr = int.__repr__
+
+
+def _scalars(values) -> "list | None":
+    """The texts of ``values``, or ``None`` when one is a container (the usual types inline, no call each)."""
+    out = []
+    append = out.append
+    for x in values:
+        t = type(x)
+        if t is int:
+            append(_int_repr(x))
+        elif t is str:
+            append('"' + x + '"' if x.isprintable() and '"' not in x and "\\" not in x else _quote(x))
+        elif x is None:
+            append("null")
+        elif t is bool:
+            append("true" if x else "false")
+        elif isinstance(x, (dict, list, tuple)):
+            return None
+        else:
+            append(_scalar(x))
+    return out
 
 
 def _encode(v, indent: int, level: int, out: list) -> None:
     if isinstance(v, dict):
         if not v:
             out.append("{}")
-        elif not any(map(_is_container, v.values())):
-            out.append("{" + ", ".join([_key(k) + ": " + _scalar(x) for k, x in v.items()]) + "}")
+            return
+        flat = _scalars(v.values())
+        if flat is not None:
+            keys = _keys
+            out.append("{" + ", ".join([(keys.get(k) or _key(k)) + ": " + x for k, x in zip(v, flat)]) + "}")
         else:
             pad = "\n" + " " * (indent * (level + 1))
             out.append("{")
@@ -92,8 +115,10 @@ def _encode(v, indent: int, level: int, out: list) -> None:
     elif isinstance(v, (list, tuple)):
         if not v:
             out.append("[]")
-        elif not any(map(_is_container, v)):
-            out.append("[" + ", ".join([_scalar(x) for x in v]) + "]")  # matrix rows, id lists: one line
+            return
+        flat = _scalars(v)
+        if flat is not None:
+            out.append("[" + ", ".join(flat) + "]")  # matrix rows, id lists: one line
         else:
             pad = "\n" + " " * (indent * (level + 1))
             out.append("[")
