@@ -24,6 +24,17 @@ from .root import require_machine_root
 __all__ = ["discover"]
 
 _tuple_new = tuple.__new__  # a record from all its values (see pynuma._record)
+_from_bits = CPUSet.from_bits
+
+
+class _SharedSets(dict):
+    """``sets[bits]``: the :class:`CPUSet` of ``bits``, made once per discovery (a hit is one dict lookup)."""
+
+    __slots__ = ()
+
+    def __missing__(self, bits: int) -> CPUSet:
+        found = self[bits] = _from_bits(bits)
+        return found
 
 
 def discover(root: "Union[str, FsRoot]" = "/") -> "Topology":
@@ -39,14 +50,7 @@ def _discover(fs: "FsRoot") -> "Topology":
     require_machine_root(fs)
     warnings: List[str] = []
     # equal CPU sets (a core's threads and its L1/L2 caches, online and present, ...) are one object
-    shared: dict = {}
-    from_bits = CPUSet.from_bits
-
-    def cpuset(bits: int) -> CPUSet:
-        found = shared.get(bits)
-        if found is None:
-            found = shared[bits] = from_bits(bits)
-        return found
+    cpuset = _SharedSets().__getitem__
 
     sets = _cpus.read_cpu_sets(fs, warnings)
     allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings)

@@ -36,9 +36,10 @@ class Walk:
 
     A leader's files are ``prefix + str(cpu) + name`` for each of ``names()``
     (asked once per batch: a caller may read fewer files once it knows
-    more).  ``place(cpu, texts, remaining)`` handles one leader given the
-    texts of those files and returns the bitmap of CPUs it placed (the
-    leader at least), or ``None`` for the leader alone.  ``first`` is ``(cpu,
+    more).  ``place(cpu, texts, start, remaining)`` handles one leader given
+    the texts of those files (``texts[start:start + len(names())]``) and
+    returns the bitmap of CPUs it placed (the leader at least), or ``None``
+    for the leader alone.  ``first`` is ``(cpu,
     texts)`` when the caller already read the lowest CPU's files (in a batch
     with other reads): round one uses them.
     """
@@ -46,7 +47,7 @@ class Walk:
     __slots__ = ("remaining", "prefix", "names", "place", "first", "shape", "shape_leader", "limit")
 
     def __init__(self, remaining: int, prefix: str, names: Callable[[], Sequence[str]],
-                 place: Callable[[int, List[Optional[str]], int], Optional[int]],
+                 place: Callable[[int, List[Optional[str]], int, int], Optional[int]],
                  first: Optional[Tuple[int, Sequence[Optional[str]]]] = None) -> None:
         self.remaining, self.prefix, self.names, self.place, self.first = remaining, prefix, names, place, first
         self.shape, self.shape_leader = 1, 0
@@ -83,8 +84,7 @@ def walk(fs, walks: Sequence[Walk]) -> None:
                 bit = 1 << cpu
                 if remaining & -remaining != bit:
                     break  # the guess went wrong here: re-predict from the true lowest CPU
-                start = offset + used * width
-                placed = place(cpu, texts[start:start + width], remaining)
+                placed = place(cpu, texts, offset + used * width, remaining)
                 placed = bit if placed is None else placed | bit
                 w.shape, w.shape_leader = placed, cpu  # the latest group shapes the next guesses
                 remaining &= ~placed

@@ -74,14 +74,15 @@ def read_caches(fs, reported: int, warnings: List[str], cpuset=CPUSet.from_bits)
         def names(kind=kind, all_names=all_names, instance_names=instance_names):
             return instance_names if kind else all_names
 
-        def place(cpu: int, texts, left: int, index=index, kind=kind, append=caches.append,
+        def place(cpu: int, texts, start: int, left: int, index=index, kind=kind, append=caches.append,
                   note=notes.append) -> Optional[int]:
-            size_t, id_t, map_t = texts[0], texts[1], texts[2]
+            size_t, id_t, map_t = texts[start], texts[start + 1], texts[start + 2]
             try:
                 if not kind:
-                    if texts[3] is None:
+                    level_t, type_t = texts[start + 3], texts[start + 4]
+                    if level_t is None:
                         return None  # this CPU has no such cache index
-                    kind[:] = (parse_id(texts[3]), _parse_type(texts[4]) if texts[4] is not None else "Unified")
+                    kind[:] = (parse_id(level_t), _parse_type(type_t) if type_t is not None else "Unified")
                 elif size_t is None and id_t is None and map_t is None:
                     return None
                 group = _group_members(parse_mask(map_t), reported, left, cpu) if map_t is not None else 1 << cpu

@@ -268,8 +268,8 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
 
     names = (f"/topology/{id_name}", f"/topology/{mask_name}")
 
-    def place(cpu: int, texts, left: int) -> Optional[int]:
-        id_text, mask_text = texts
+    def place(cpu: int, texts, start: int, left: int) -> Optional[int]:
+        id_text, mask_text = texts[start], texts[start + 1]
         gid = None if id_text is None else _optional_int(fs, f"{CPU_DIR}/cpu{cpu}{names[0]}", id_text, warnings)
         if mask_text is None:
             out[cpu] = gid
