@@ -120,7 +120,7 @@ def floor_plan(root: str, layout, records, specs) -> list:
     """The walker's opens as floor steps: directories relative to their parent, files relative to
     their cgroup's directory, containers' files as "container/file" below the pod (leaves are read,
     never listed or opened)."""
-    hier = [layout.hierarchy(c) for c in cgwalk._version(layout).controllers()]
+    hier = [layout.hierarchy(c) for c in cgwalk._controllers(layout)]
     kp = layout.kubepods
     steps: list = []
     dirs: dict = {}
@@ -160,7 +160,7 @@ def run(size: int, mode: str, base: str, floor_exe: str, rounds: int) -> dict:
         layout = detect(fs)
         impl = _impl.implementations("cgwalk")
         sizes = cgwalk.huge_sizes(fs)
-        specs = [tuple(s) for s in cgwalk._version(layout).file_specs(sizes)]
+        specs = [tuple(s) for s in cgwalk._file_specs(layout, sizes)]
         bases = cgwalk._bases(layout, layout.kubepods)
         systemd = layout.driver == "systemd"
         pure = impl["pure"]
