@@ -13,7 +13,9 @@ if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-
     from typing import List, Optional, Sequence, Tuple
 
 from ..model import Distances
-from ..parse import parse_distance_row
+from ..parse import memoized, parse_distance_row
+
+_parse_row = memoized(parse_distance_row, 1024)  # the same rows on every rediscovery
 
 NODE_DIR = "/sys/devices/system/node"
 SLIT_PATH = "/sys/firmware/acpi/tables/SLIT"
@@ -36,7 +38,7 @@ def sysfs_matrix(fs, all_ids: Sequence[int], node_ids: Sequence[int], warnings: 
             warnings.append(f"{fs.host_path(path)}: missing; distances dropped")
             return None
         try:
-            row = parse_distance_row(text)
+            row = _parse_row(text)
         except ValueError as err:
             warnings.append(f"{fs.host_path(path)}: {err}; distances dropped")
             return None
