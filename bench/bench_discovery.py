@@ -20,7 +20,9 @@ What is compared, per dump of ``$PYNUMA_CONFORMANCE_DIR/topology`` (default
   regular install below (its modules byte-compiled, as pip leaves them),
   warm: after its first call, the same batch of passes as the floor's.
 * **first**: that first ``discover(root)`` in each fresh process (its modules
-  imported, nothing discovered yet), reported apart from the warm figure.
+  imported, nothing discovered yet), reported apart from the warm figure:
+  ``first/warm`` is the median over the rounds of one process's first call
+  over its own warm passes.
 * **whole process**: ``pynuma topology --json --root DUMP`` from a regular
   (non-editable) install in a throwaway venv, against that venv's
   ``python -c pass`` and ``lstopo-no-graphics --of xml -i DUMP`` (Debian
@@ -329,7 +331,8 @@ def main() -> int:
             fmin, nmin = min(res["floor"]), min(res["native"])
             ratio = statistics.median(res["native"]) / statistics.median(res["floor"])
             extra = statistics.median(res["native"]) - statistics.median(res["floor"])
-            first_ratio = statistics.median(res["first"]) / nmin
+            # each process's first call over its own warm passes, then the median over the rounds
+            first_ratio = statistics.median(f / w for f, w in zip(res["first"], res["native"]))
             pure_ratio = statistics.median(res["pure"]) / statistics.median(res["native"])
             rows.append((case.name, cpus, ratio, extra, first_ratio))
             print(f"{case.name:32} {cpus:4} {sum(e[0] == 'F' for e in entries):5} {stats(res['floor'])} "
