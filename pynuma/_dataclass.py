@@ -8,7 +8,9 @@ and get the same ``__init__``, ``__repr__``, ``__eq__``, ``__hash__`` and
 immutability as from ``dataclasses``, plus :func:`replace` and
 :func:`asdict`.  ``dataclasses.replace`` works on them too.  Likewise
 :class:`NamedTuple` is ``typing.NamedTuple``'s class syntax without
-importing typing (the class is a ``collections.namedtuple``).
+importing typing or ``collections`` (the class is what
+``collections.namedtuple`` makes: a tuple with named fields, ``_make``,
+``_replace``, ``_asdict``, ``_fields``, ``_field_defaults``).
 
 >>> @dataclass(frozen=True)
 ... class Point:
@@ -17,6 +19,8 @@ importing typing (the class is a ``collections.namedtuple``).
 >>> Point(1), Point(1) == Point(x=1, y=0), replace(Point(1), y=2)
 (Point(x=1, y=0), True, Point(x=1, y=2))
 """
+from ._record import _tuple_new, _values_of
+
 _MISSING = object()
 _set = object.__setattr__
 
@@ -194,33 +198,73 @@ def _asdict(value):
     return value
 
 
+def _nt_new(cls, *args, **kwargs):
+    if not kwargs and len(args) == len(cls._fields):
+        return _tuple_new(cls, args)
+    return _tuple_new(cls, _values_of(cls, args, kwargs))
+
+
+def _nt_make(cls, iterable):
+    result = _tuple_new(cls, iterable)
+    if len(result) != len(cls._fields):
+        raise TypeError(f"Expected {len(cls._fields)} arguments, got {len(result)}")
+    return result
+
+
+def _nt_replace(self, **changes):
+    result = self._make(map(changes.pop, self._fields, self))
+    if changes:
+        raise ValueError(f"Got unexpected field names: {list(changes)!r}")
+    return result
+
+
+def _nt_repr(self) -> str:
+    return type(self).__name__ + "(" + ", ".join(f"{f}={v!r}" for f, v in zip(self._fields, self)) + ")"
+
+
+def _nt_asdict(self) -> dict:
+    return dict(zip(self._fields, self))
+
+
+def _nt_getnewargs(self) -> tuple:
+    return tuple(self)
+
+
+_NT_METHODS = {"__new__": _nt_new, "_make": classmethod(_nt_make), "_replace": _nt_replace,
+               "__repr__": _nt_repr, "_asdict": _nt_asdict, "__getnewargs__": _nt_getnewargs}
+_NT_RESERVED = ("_make", "_replace", "_asdict", "_source", "_fields", "_field_defaults", "__new__",
+                "__init__", "__getnewargs__")
+
+
 class _NamedTupleMeta(type):
-    """Turns ``class X(NamedTuple): a: int; b: str = ""`` into a ``collections.namedtuple``, as typing does."""
+    """Turns ``class X(NamedTuple): a: int; b: str = ""`` into a tuple class with named fields, as typing does."""
 
     def __new__(mcls, name, bases, ns):
         if ns.get("_root"):
             return super().__new__(mcls, name, bases, ns)
-        from collections import namedtuple
+        from operator import itemgetter
 
         annotations = ns.get("__annotations__", {})
-        fields = list(annotations)
-        defaults = []
+        fields = tuple(annotations)
+        defaults = {}
         for f in fields:
             if f in ns:
-                defaults.append(ns[f])
+                defaults[f] = ns[f]
             elif defaults:
                 raise TypeError(f"Non-default namedtuple field {f} cannot follow default field")
-        cls = namedtuple(name, fields, defaults=defaults, module=ns.get("__module__"))
-        cls.__annotations__ = dict(annotations)
+        body = {"__slots__": (), "__module__": ns.get("__module__"), "__qualname__": ns.get("__qualname__", name),
+                "__doc__": ns.get("__doc__") or f"{name}({', '.join(fields)})",
+                "__annotations__": dict(annotations), "__match_args__": fields,
+                "_fields": fields, "_field_defaults": defaults, "_defaults": defaults}
+        for i, f in enumerate(fields):
+            body[f] = property(itemgetter(i), doc=f"Alias for field number {i}")
+        body.update(_NT_METHODS)
         for key, value in ns.items():
-            if key in ("_make", "_replace", "_asdict", "_source", "_fields", "_field_defaults", "__new__",
-                       "__init__", "__slots__", "__getnewargs__"):
-                if key in ("__slots__",):
-                    continue
+            if key in _NT_RESERVED:
                 raise AttributeError(f"Cannot overwrite NamedTuple attribute {key}")
-            if key not in ("__annotations__", "__module__", "__qualname__", "_root") and key not in fields:
-                setattr(cls, key, value)
-        return cls
+            if key not in body and key not in fields and key not in ("__slots__", "_root"):
+                body[key] = value
+        return type(name, (tuple,), body)
 
 
 NamedTuple = _NamedTupleMeta("NamedTuple", (), {"_root": True})
