@@ -19,7 +19,7 @@ importing typing or ``collections`` (the class is what
 >>> Point(1), Point(1) == Point(x=1, y=0), replace(Point(1), y=2)
 (Point(x=1, y=0), True, Point(x=1, y=2))
 """
-from ._record import _tuple_new, _values_of
+from ._record import Record, _tuple_new
 
 _MISSING = object()
 _set = object.__setattr__
@@ -198,12 +198,6 @@ def _asdict(value):
     return value
 
 
-def _nt_new(cls, *args, **kwargs):
-    if not kwargs and len(args) == len(cls._fields):
-        return _tuple_new(cls, args)
-    return _tuple_new(cls, _values_of(cls, args, kwargs))
-
-
 def _nt_make(cls, iterable):
     result = _tuple_new(cls, iterable)
     if len(result) != len(cls._fields):
@@ -218,20 +212,14 @@ def _nt_replace(self, **changes):
     return result
 
 
-def _nt_repr(self) -> str:
-    return type(self).__name__ + "(" + ", ".join(f"{f}={v!r}" for f, v in zip(self._fields, self)) + ")"
-
-
 def _nt_asdict(self) -> dict:
     return dict(zip(self._fields, self))
 
 
-def _nt_getnewargs(self) -> tuple:
-    return tuple(self)
-
-
-_NT_METHODS = {"__new__": _nt_new, "_make": classmethod(_nt_make), "_replace": _nt_replace,
-               "__repr__": _nt_repr, "_asdict": _nt_asdict, "__getnewargs__": _nt_getnewargs}
+# construction (positional, keywords, defaults), repr and pickling arguments as a Record's
+_NT_METHODS = {"__new__": Record.__dict__["__new__"], "__repr__": Record.__repr__,
+               "__getnewargs__": Record.__getnewargs__,
+               "_make": classmethod(_nt_make), "_replace": _nt_replace, "_asdict": _nt_asdict}
 _NT_RESERVED = ("_make", "_replace", "_asdict", "_source", "_fields", "_field_defaults", "__new__",
                 "__init__", "__getnewargs__")
 
@@ -255,7 +243,7 @@ class _NamedTupleMeta(type):
         body = {"__slots__": (), "__module__": ns.get("__module__"), "__qualname__": ns.get("__qualname__", name),
                 "__doc__": ns.get("__doc__") or f"{name}({', '.join(fields)})",
                 "__annotations__": dict(annotations), "__match_args__": fields,
-                "_fields": fields, "_field_defaults": defaults, "_defaults": defaults}
+                "_fields": fields, "_nfields": len(fields), "_field_defaults": defaults, "_defaults": defaults}
         for i, f in enumerate(fields):
             body[f] = property(itemgetter(i), doc=f"Alias for field number {i}")
         body.update(_NT_METHODS)
