@@ -41,24 +41,27 @@ class Walk:
     returns the bitmap of CPUs it placed (the leader at least), or ``None``
     for the leader alone.  ``first`` is ``(cpu,
     texts)`` when the caller already read the lowest CPU's files (in a batch
-    with other reads): round one uses them.
+    with other reads): round one uses them.  ``notes`` is the list ``place``
+    adds its warnings to.
     """
 
-    __slots__ = ("remaining", "prefix", "names", "place", "first", "shape", "shape_leader", "limit")
+    __slots__ = ("remaining", "prefix", "names", "place", "first", "notes", "shape", "shape_leader", "limit")
 
     def __init__(self, remaining: int, prefix: str, names: Callable[[], Sequence[str]],
                  place: Callable[[int, List[Optional[str]], int, int], Optional[int]],
-                 first: Optional[Tuple[int, Sequence[Optional[str]]]] = None) -> None:
+                 first: Optional[Tuple[int, Sequence[Optional[str]]]], notes: List[str]) -> None:
         self.remaining, self.prefix, self.names, self.place, self.first = remaining, prefix, names, place, first
+        self.notes = notes
         self.shape, self.shape_leader = 1, 0
         self.limit = 1  # the first round reads one leader, to learn the shape
 
 
-def walk(fs, walks: Sequence[Walk]) -> None:
+def walk(fs, walks: Sequence[Walk], warnings: List[str]) -> None:
     """Visit every group leader of every walk, lowest first within each.
 
     The walks advance together: each round reads the predicted leaders'
-    files of all unfinished walks in one batch.
+    files of all unfinished walks in one batch.  Each walk's warnings are
+    then added to ``warnings`` in walk order, as if walked one after another.
     """
     read_many = fs.read_many
     active = [w for w in walks if w.remaining]
@@ -93,6 +96,8 @@ def walk(fs, walks: Sequence[Walk]) -> None:
             # a miss means an irregular layout: keep the next batch small so wasted reads stay bounded
             w.limit = remaining.bit_length() + 1 if used == len(leaders) else max(4, 2 * used)
         active = [w for w in active if w.remaining]
+    for w in walks:
+        warnings += w.notes
 
 
 def members(mask: int, reported: int, remaining: int, cpu: int) -> int:

@@ -61,7 +61,7 @@ def read_caches(fs, reported: int, warnings: List[str], cpuset=CPUSet.from_bits)
     first_texts = fs.read_many(first_paths) if first_paths else []
     width = len(_FIRST_FILES)
     prefix = CPU_DIR + "/cpu"
-    walks, found = [], []  # one walk per index, walked together; its caches and warnings kept apart
+    walks, found = [], []  # one walk per index, walked together; its caches kept apart
     for k, index in enumerate(indices):
         first = (lowest, first_texts[k * width:(k + 1) * width])
         suffix = f"/cache/index{index}/"
@@ -94,14 +94,10 @@ def read_caches(fs, reported: int, warnings: List[str], cpuset=CPUSet.from_bits)
             append(new(Cache, (kind[0], kind[1], size, cache_id, cpuset(group))))
             return group
 
-        walks.append(_Walk(reported, prefix, names, place, first))
-        found.append((caches, notes))
-    _walk_groups(fs, walks)
-    out: List[Cache] = []
-    for caches, notes in found:
-        out += caches
-        warnings += notes
-    return out
+        walks.append(_Walk(reported, prefix, names, place, first, notes))
+        found.append(caches)
+    _walk_groups(fs, walks, warnings)
+    return [cache for caches in found for cache in caches]
 
 
 def uncore_caches(caches: List[Cache]) -> Dict[int, Optional[int]]:

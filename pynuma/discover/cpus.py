@@ -205,21 +205,17 @@ def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
 
     first = (probe_cpu, probe)
     walks: List[_Walk] = []
-    notes: List[List[str]] = []  # each walk's warnings, kept in walk order
-    packages = _groups(fs, keep, reported, "physical_package_id", package_mask,
-                       have["physical_package_id"] or have[package_mask], topo.package, walks, notes, first)
+    topo.packages = _groups(fs, keep, reported, "physical_package_id", package_mask,
+                            have["physical_package_id"] or have[package_mask], topo.package, walks, first)
     if have["die_id"] and _is_no_die(probe["die_id"]):
         # die_id -1 is the kernel's answer for every CPU of an architecture without dies (each its
         # own die): the other CPUs' die files can say nothing else, and are not read
         for cpu in keep:
             topo.die[cpu] = -1
     else:
-        _groups(fs, keep, reported, "die_id", "die_cpus", have["die_id"], topo.die, walks, notes, first)
-    _groups(fs, keep, reported, "cluster_id", "cluster_cpus", have["cluster_id"], topo.cluster, walks, notes, first)
-    _walk_groups(fs, walks)
-    for lines in notes:
-        warnings += lines
-    topo.packages = packages
+        _groups(fs, keep, reported, "die_id", "die_cpus", have["die_id"], topo.die, walks, first)
+    _groups(fs, keep, reported, "cluster_id", "cluster_cpus", have["cluster_id"], topo.cluster, walks, first)
+    _walk_groups(fs, walks, warnings)  # fills topo.packages and the id maps
     return topo
 
 
@@ -244,12 +240,11 @@ def _optional_int(fs, path: str, text: Optional[str], warnings: List[str]) -> Op
 
 
 def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, present: bool,
-            out: Dict[int, Optional[int]], walks: List[_Walk], notes: List[List[str]],
+            out: Dict[int, Optional[int]], walks: List[_Walk],
             first: Tuple[int, Dict[str, Optional[str]]] = (-1, {})) -> List[Tuple[int, int]]:
     """Set up the walk that fills ``out[cpu] = group id``, each group's files read once (from its lowest CPU).
 
-    Returns the list that the walk (appended to ``walks``, its warnings to
-    ``notes``) fills with ``(id, cpus bitmap)`` of the groups that have a
+    Returns the list that the walk (appended to ``walks``) fills with ``(id, cpus bitmap)`` of the groups that have a
     mask.  Without the mask file a CPU is in no group (its id, if any, is
     still recorded).  ``first`` is ``(cpu, {name: text})`` of one CPU's
     already-read topology files.
@@ -263,8 +258,7 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
     for cpu in cpus:
         remaining |= 1 << cpu
     parse_mask = _parse_mask
-    warnings: List[str] = []
-    notes.append(warnings)
+    warnings: List[str] = []  # this walk's, added to discovery's in walk order
 
     names = (f"/topology/{id_name}", f"/topology/{mask_name}")
 
@@ -285,7 +279,7 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
 
     cpu0, texts0 = first
     pre = (cpu0, (texts0[id_name], texts0[mask_name])) if id_name in texts0 and mask_name in texts0 else None
-    walks.append(_Walk(remaining, CPU_DIR + "/cpu", lambda: names, place, pre))
+    walks.append(_Walk(remaining, CPU_DIR + "/cpu", lambda: names, place, pre, warnings))
     return groups
 
 
