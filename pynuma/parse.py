@@ -220,7 +220,7 @@ def _show(s: str) -> str:
 
 
 class _Memo(dict):
-    """Parsed values by input text; a miss parses (and keeps) it, the cache emptied at ``limit`` entries."""
+    """Results by input; a miss computes (and keeps) one, the cache emptied at ``limit`` entries."""
 
     __slots__ = ("parser", "limit")
 
@@ -232,7 +232,8 @@ class _Memo(dict):
 
 
 def memoized(parser, limit: int = 4096):
-    """``parser`` with its results kept by input text (sysfs values repeat a lot: core ids, sizes).
+    """``parser`` with its results kept by input text (sysfs values repeat a lot: core ids, sizes),
+    or by any hashable input (discovery shares equal CPU sets by their bitmap this way).
 
     Failures are not kept: each bad text raises again.  The cache is
     emptied when it reaches ``limit`` entries, so memory stays bounded.

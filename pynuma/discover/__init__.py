@@ -19,22 +19,12 @@ from ..cpuset import CPUSet
 from ..fsroot import FsRoot
 from ..model import CPU, Package, Topology
 from . import caches as _caches, cpus as _cpus, cpuset_cgroup as _cgroup, distances as _distances, numa as _numa
+from ..parse import memoized as _memoized
 from .root import require_machine_root
 
 __all__ = ["discover"]
 
 _tuple_new = tuple.__new__  # a record from all its values (see pynuma._record)
-_from_bits = CPUSet.from_bits
-
-
-class _SharedSets(dict):
-    """``sets[bits]``: the :class:`CPUSet` of ``bits``, made once per discovery (a hit is one dict lookup)."""
-
-    __slots__ = ()
-
-    def __missing__(self, bits: int) -> CPUSet:
-        found = self[bits] = _from_bits(bits)
-        return found
 
 
 def discover(root: "Union[str, FsRoot]" = "/") -> "Topology":
@@ -50,7 +40,7 @@ def _discover(fs: "FsRoot") -> "Topology":
     require_machine_root(fs)
     warnings: List[str] = []
     # equal CPU sets (a core's threads and its L1/L2 caches, online and present, ...) are one object
-    cpuset = _SharedSets().__getitem__
+    cpuset = _memoized(CPUSet.from_bits, 1 << 20)
 
     sets = _cpus.read_cpu_sets(fs, warnings)
     allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings)
@@ -160,8 +150,6 @@ def guess_arch(cpuinfo_head: str) -> str:
 
 
 # the same cpuinfo head gives the same answer: kept for repeated discoveries
-from ..parse import memoized as _memoized  # noqa: E402
-
 _guess_arch_memo = _memoized(guess_arch, 16)
 
 from .._callable_module import make_module_callable  # noqa: E402
