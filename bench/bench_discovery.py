@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
 }
 """
 
-# a long-lived discovery process: "first" on start, then one batch per request
+# a discovery process: "first" on start, then one batch of warm passes per request
 WORKER = r"""
 import sys, time
 if sys.argv[1]:

@@ -83,7 +83,7 @@ def _scalars(values) -> "list | None":
         if t is int:
             append(_int_repr(x))
         elif t is str:
-            append('"' + x + '"' if x.isprintable() and '"' not in x and "\\" not in x else _quote(x))
+            append(_quote(x))
         elif x is None:
             append("null")
         elif t is bool:
