@@ -98,7 +98,7 @@ def main(argv) -> int:
     except InputError as err:
         raise InputError(f"--eviction-hard: {err}") from None
     fs = FsRoot(args.root)
-    from ..discover.root import require_machine_root
+    from ..machine_root import require_machine_root
 
     require_machine_root(fs)
     fs_given = None

@@ -118,7 +118,6 @@ def _load_pod_file(path):
 def _gather(args, fs, config):
     """(NodeStats, pods, layout, HostReading or None) for one pass."""
     from ..errors import InputError
-    from ..pod import Pod
     from ..policy.eviction.manager import FsLayout, NodeStats
     from ..policy.eviction.observations import make_signal_observations, pod_stats_from_summary
 
@@ -127,6 +126,7 @@ def _gather(args, fs, config):
     reading = None
     if args.stats:
         from ..inputfile import load_json
+        from ..pod import Pod
 
         summary = load_json(args.stats)
         if not isinstance(summary, dict):
@@ -172,19 +172,18 @@ def _human(n, signal):
 
 def _admission(conditions):
     """What the kubelet's admission handler does with new pods under these conditions."""
-    from ..policy.eviction.messages import node_condition_message
-
     if not conditions:
         return "all pods admitted"
     if list(conditions) == ["MemoryPressure"]:
         return ("BestEffort pods rejected unless they tolerate node.kubernetes.io/memory-pressure:NoSchedule; "
                 "others admitted")
+    from ..policy.eviction.messages import node_condition_message
+
     return f"non-critical pods rejected (reason Evicted): {node_condition_message(conditions).strip()}"
 
 
 def _report(config, state, decision, pods, stats, reading, explain):
     from ..policy.eviction.met import threshold_quantity
-    from ..policy.eviction.ranking import rank_memory_pressure, stats_lookup
 
     rows = []
     for t in state.thresholds or config.thresholds:
@@ -207,6 +206,8 @@ def _report(config, state, decision, pods, stats, reading, explain):
     }
     if not decision.ranked and pods:
         # Nothing starved: still show who memory pressure would evict first.
+        from ..policy.eviction.ranking import rank_memory_pressure, stats_lookup
+
         out["ranked_if_memory_pressure"] = [p.name for p in rank_memory_pressure(pods, stats_lookup(stats.pods))]
     if reading is not None:
         out["warnings"] = list(reading.warnings)

@@ -84,7 +84,7 @@ def _table(info) -> str:
 def _show(argv) -> int:
     args = _show_parser().parse_args(argv)
     from ..fsroot import FsRoot
-    from ..discover.root import require_machine_root
+    from ..machine_root import require_machine_root
     from ..hugepages.pools import read_hugepages
 
     with FsRoot(args.root) as fs:
@@ -113,7 +113,7 @@ def _set(argv) -> int:
     args = _set_parser().parse_args(argv)
     from ..fsroot import FsRoot
     from ..hugepages.allocate import set_pool
-    from ..discover.root import require_machine_root
+    from ..machine_root import require_machine_root
     from ..hugepages.pools import parse_size_arg, read_hugepages
 
     items = [_parse_item(t) for t in args.pools]

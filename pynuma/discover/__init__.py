@@ -20,7 +20,7 @@ from ..fsroot import FsRoot
 from ..model import CPU, Package, Topology
 from . import caches as _caches, cpus as _cpus, cpuset_cgroup as _cgroup, distances as _distances, numa as _numa
 from ..parse import memoized as _memoized
-from .root import require_machine_root
+from ..machine_root import require_machine_root
 
 __all__ = ["discover"]
 

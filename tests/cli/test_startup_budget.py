@@ -89,3 +89,23 @@ def test_command_imports_nothing_heavy(tmp_path, label, argv, heavy):
     imported = set(json.loads(imported.replace("'", '"')))
     assert any(m.startswith("pynuma.cli.") for m in imported)
     assert not imported & heavy, sorted(imported & heavy)
+
+
+# pynuma modules a command has no use for in its plain form (each costs ~0.5 ms on a small VM)
+UNNEEDED = [
+    ("allocatable", lambda tmp: ["allocatable"], {"pynuma.discover", "pynuma.discover.cpus", "pynuma.model"}),
+    # no pods and no pressure: nothing to rank, message or admit
+    ("eviction", lambda tmp: ["eviction"], {"pynuma.pod", "pynuma.policy.eviction.ranking",
+                                            "pynuma.policy.eviction.local_storage",
+                                            "pynuma.policy.eviction.admission"}),
+]
+
+
+@pytest.mark.parametrize("label,argv,unneeded", UNNEEDED, ids=[c[0] for c in UNNEEDED])
+def test_command_skips_pynuma_modules_it_does_not_use(tmp_path, label, argv, unneeded):
+    res = subprocess.run([sys.executable, "-S", "-c", PROBE, str(PROJECT), *argv(tmp_path)], capture_output=True,
+                         text=True, env={"PATH": "/usr/bin:/bin"}, timeout=60)
+    code, _, imported = res.stdout.strip().rpartition("\n")[2].partition(" ")
+    assert code == "0", res.stdout + res.stderr
+    imported = set(json.loads(imported.replace("'", '"')))
+    assert not imported & unneeded, sorted(imported & unneeded)

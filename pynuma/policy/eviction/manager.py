@@ -15,15 +15,9 @@ from __future__ import annotations
 
 from ..._dataclass import dataclass, field
 from ...errors import InputError
-from ...pod import Pod
 from . import conditions as cond
 from . import met
-from .admission import AdmitResult, admit, is_critical_pod  # noqa: F401 - re-exported
-from .local_storage import local_storage_violation
-from .messages import eviction_message, evicted_status
-from .observations import Observation
-from .podstats import PodStats
-from .ranking import signal_rank_funcs, stats_lookup
+from .podstats import stats_lookup
 from .signals import (
     CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE, NODEFS_AVAILABLE,
     NODEFS_INODES_FREE,
@@ -33,6 +27,24 @@ from .thresholds import Threshold, update_containerfs_thresholds
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
     from typing import Callable, Dict, Mapping, Optional, Sequence, Tuple
+
+    from ...pod import Pod
+    from .admission import AdmitResult, admit, is_critical_pod  # noqa: F401
+    from .observations import Observation
+    from .podstats import PodStats
+
+# Pods, ranking and messages are imported where a pass first needs them: a pass with no pods
+# and no threshold met (``pynuma eviction`` on a healthy node) loads none of them.
+_REEXPORTED = {"AdmitResult": "admission", "admit": "admission", "is_critical_pod": "admission"}
+
+
+def __getattr__(name: str):
+    """``admit``, ``AdmitResult`` and ``is_critical_pod`` from :mod:`.admission`, as before."""
+    if name in _REEXPORTED:
+        from . import admission
+
+        return getattr(admission, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 IMMEDIATE_GRACE_PERIOD_S = 1  # hard thresholds and local-storage limits (0 before v1.21-ish)
 GC_CONTAINERS, GC_IMAGES = "containers", "images"
@@ -181,7 +193,11 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
                               dict(observations), state.warning)
     base = dict(conditions=conditions, observations=observations, met=tuple(current), actionable=tuple(actionable))
 
-    if config.local_storage_capacity_isolation:
+    if config.local_storage_capacity_isolation and pods:
+        from .admission import is_critical_pod
+        from .local_storage import local_storage_violation
+        from .messages import evicted_status
+
         evicted = []
         for pod in pods:
             ps = stats_of(pod)
@@ -214,6 +230,10 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
         after_obs = (after or stats).observations
         if not met.thresholds_met(all_thresholds, after_obs, True):
             return new_state, Decision(gc_invoked=gc, reclaimed_by_gc=True, **base)
+    from .admission import is_critical_pod
+    from .messages import eviction_message, evicted_status
+    from .ranking import signal_rank_funcs
+
     rank = signal_rank_funcs(config.layout.dedicated_image_fs, config.layout.container_fs_separate)[threshold.signal]
     ranked = rank(list(pods), stats_of)
     base.update(gc_invoked=gc, ranked=tuple(p.name for p in ranked))

@@ -4,12 +4,13 @@ from __future__ import annotations
 from ..._mapping import Mapping
 
 from ..._dataclass import dataclass, field
-from ...pod import Pod
 from ...quantity import Quantity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
-    from typing import Dict, List, Optional, Tuple
+    from typing import Callable, Dict, List, Optional, Tuple
+
+    from ...pod import Pod
 
 
 @dataclass(frozen=True)
@@ -72,9 +73,12 @@ class PodStats:
 def stats_from_cgroups(cgroup_pods, pods) -> "Tuple[List[Pod], Dict[str, PodStats]]":
     """``(pods, stats)`` from walked pod cgroups: every pod's memory and pids, and a spec-less pod for each cgroup
     no given pod owns (ranked by usage alone), after the given ones."""
+    from ...pod import Pod
+
     out = list(pods)
     known = {p.uid for p in out}
     stats: "Dict[str, PodStats]" = {}
+
     for cg in cgroup_pods:
         stats[cg.uid] = PodStats(cg.working_set, cg.pids,
                                  tuple(ContainerStats(c.id, None, None, c.working_set) for c in cg.containers))
@@ -82,3 +86,8 @@ def stats_from_cgroups(cgroup_pods, pods) -> "Tuple[List[Pod], Dict[str, PodStat
             known.add(cg.uid)
             out.append(Pod(name=f"pod{cg.uid}", uid=cg.uid))
     return out, stats
+
+
+def stats_lookup(stats: Mapping[str, PodStats]) -> "Callable[[Pod], Optional[PodStats]]":
+    """A stats function over a ``uid -> PodStats`` map."""
+    return lambda pod: stats.get(pod.uid)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..._mapping import Mapping
 
 from ...pod import Container, Pod
-from .podstats import ContainerStats, FsUsage, PodStats  # noqa: F401 - re-exported
+from .podstats import ContainerStats, FsUsage, PodStats, stats_lookup  # noqa: F401 - re-exported
 from .signals import (
     ALLOCATABLE_MEMORY_AVAILABLE, CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, EPHEMERAL_STORAGE,
     IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE, INODES, MEMORY, MEMORY_AVAILABLE, NODEFS_AVAILABLE,
@@ -34,11 +34,6 @@ else:  # the aliases, spelled out (typing not imported)
     StatsFunc = "Callable[[Pod], Optional[PodStats]]"
     RankFunc = "Callable[[Sequence[Pod], StatsFunc], List[Pod]]"
     KeyFunc = "Callable[[Pod], tuple]"
-
-
-def stats_lookup(stats: Mapping[str, PodStats]) -> StatsFunc:
-    """A stats function over a ``uid -> PodStats`` map."""
-    return lambda pod: stats.get(pod.uid)
 
 
 # -- requests ----------------------------------------------------------------

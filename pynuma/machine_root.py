@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import os
 
-from ..errors import InputError
-from ..fsroot import FsRoot
+from .errors import InputError
+from .fsroot import FsRoot
 
 #: every Linux with sysfs has it; a dump without it is not a dump of a machine
 CPU_DIR = "sys/devices/system/cpu"
