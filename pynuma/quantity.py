@@ -1,8 +1,10 @@
 """Kubernetes resource quantities (``500m``, ``2Gi``, ``1e3``, ``100M``).
 
 Values are exact: ``amount`` is an ``int`` when whole, else a
-``fractions.Fraction`` (so whole quantities -- bytes, pages, CPUs -- never
-import ``fractions``, which costs a command ~10 ms).  ``Quantity.value()``
+``fractions.Fraction``.  A quantity keeps its value as a numerator and
+denominator, so parsing, comparing, adding and printing quantities never
+import ``fractions`` (with ``re``, ``decimal`` and ``enum`` it costs a
+command ~10 ms); only reading the ``amount`` of a fractional one does.  ``Quantity.value()``
 rounds up to an integer as Kubernetes' ``Value()`` does; ``milli_value()`` likewise.
 ``str()`` gives the canonical form the kubelet prints (``1536Mi``, ``2Gi``,
 ``500m``).
@@ -10,13 +12,17 @@ rounds up to an integer as Kubernetes' ``Value()`` does; ``milli_value()`` likew
 from __future__ import annotations
 
 import sys
+from math import gcd as _gcd
 
 from .errors import InputError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
     from fractions import Fraction
-    from typing import Union
+    from typing import Tuple, Union
+
+_set = object.__setattr__
+_new = object.__new__
 
 _BINARY = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4, "Pi": 5, "Ei": 6}
 _DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -26,10 +32,6 @@ _BIN_SUFFIX = {v: k for k, v in _BINARY.items()}
 BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT = "BinarySI", "DecimalSI", "DecimalExponent"
 
 
-def _ceil(x: Fraction) -> int:
-    return -((-x.numerator) // x.denominator)
-
-
 def _fraction(*args):
     """``fractions.Fraction(*args)``, importing fractions on first need."""
     from fractions import Fraction
@@ -37,20 +39,38 @@ def _fraction(*args):
     return Fraction(*args)
 
 
-def _exact(amount):
-    """``amount`` as an exact number: an int when whole, else a Fraction (bool counts as int)."""
+def _lowest(num: int, den: int) -> Tuple[int, int]:
+    """``num / den`` (``den`` > 0) in lowest terms."""
+    if den == 1:
+        return num, 1
+    g = _gcd(num, den)
+    return (num // g, den // g) if g > 1 else (num, den)
+
+
+def _pair(amount) -> Tuple[int, int]:
+    """An exact amount as ``(numerator, denominator > 0)`` in lowest terms.
+
+    ints (bool counts as one) and rationals (``Fraction``) are taken as they
+    are; anything else ``Fraction`` accepts (float, Decimal, ``"1/3"``)
+    goes through it.
+    """
     if type(amount) is int:
-        return amount
+        return amount, 1
     if isinstance(amount, int):
-        return int(amount)
-    amount = _fraction(amount)
-    return amount.numerator if amount.denominator == 1 else amount
+        return int(amount), 1
+    num, den = getattr(amount, "numerator", None), getattr(amount, "denominator", None)
+    if type(num) is not int or type(den) is not int or den == 0:
+        amount = _fraction(amount)
+        num, den = amount.numerator, amount.denominator
+    if den < 0:
+        num, den = -num, -den
+    return _lowest(num, den)
 
 
-def _ratio(numerator: int, denominator: int):
-    """``numerator / denominator`` exactly: an int when it divides, else a Fraction."""
-    whole, rest = divmod(numerator, denominator)
-    return whole if rest == 0 else _fraction(numerator, denominator)
+def _pair_of(other) -> Tuple[int, int]:
+    if isinstance(other, Quantity):
+        return other._num, other._den
+    return _pair(other)
 
 
 def _is_fraction(x) -> bool:
@@ -59,17 +79,49 @@ def _is_fraction(x) -> bool:
     return fractions is not None and isinstance(x, fractions.Fraction)
 
 
-class Quantity:
-    """An exact Kubernetes quantity with the format it was written in."""
+def _hash(num: int, den: int) -> int:
+    """``hash(Fraction(num, den))`` without importing fractions (the numeric hash of the language reference)."""
+    modulus = sys.hash_info.modulus
+    while num % modulus == 0 and den % modulus == 0:
+        num, den = num // modulus, den // modulus
+    if den % modulus == 0:
+        value = sys.hash_info.inf
+    else:
+        value = (abs(num) % modulus) * pow(den, modulus - 2, modulus) % modulus
+    if num < 0:
+        value = -value
+    return -2 if value == -1 else value
 
-    __slots__ = ("amount", "format")
+
+class Quantity:
+    """An exact Kubernetes quantity with the format it was written in.
+
+    ``amount`` is an ``int`` when whole, else a ``fractions.Fraction``;
+    comparisons, sums, ``value()`` and ``str()`` are exact without it.
+    """
+
+    __slots__ = ("_num", "_den", "format")
 
     def __init__(self, amount: Union[int, Fraction], format: str = DECIMAL_SI) -> None:
-        object.__setattr__(self, "amount", _exact(amount))
-        object.__setattr__(self, "format", format)
+        num, den = _pair(amount)
+        _set(self, "_num", num)
+        _set(self, "_den", den)
+        _set(self, "format", format)
+
+    @classmethod
+    def _from_lowest(cls, num: int, den: int, format: str) -> "Quantity":
+        """From ``num / den`` (``den`` > 0) in lowest terms."""
+        q = _new(cls)
+        _set(q, "_num", num)
+        _set(q, "_den", den)
+        _set(q, "format", format)
+        return q
 
     def __setattr__(self, name, value):
         raise AttributeError("Quantity is immutable")
+
+    def __reduce__(self):
+        return (Quantity._from_lowest, (self._num, self._den, self.format))
 
     @classmethod
     def parse(cls, text: Union[str, int, float, "Quantity"]) -> "Quantity":
@@ -84,73 +136,83 @@ class Quantity:
             return cls(text)
         if isinstance(text, float):
             # repr() is the shortest text of the float; nan and inf are not numbers a quantity holds
-            amount, _fmt = _parse(repr(text))
-            return cls(amount)
+            num, den, _fmt = _parse(repr(text))
+            return cls._from_lowest(num, den, DECIMAL_SI)
         if not isinstance(text, str):
             raise InputError(f"invalid quantity {_shown(text)}")
-        amount, fmt = _parse(text.strip())
-        return cls(amount, fmt)
+        num, den, fmt = _parse(text.strip())
+        return cls._from_lowest(num, den, fmt)
 
     # -- numbers --------------------------------------------------------
+    @property
+    def amount(self) -> Union[int, Fraction]:
+        """The exact amount: an ``int`` when whole, else a ``Fraction``."""
+        return self._num if self._den == 1 else _fraction(self._num, self._den)
+
     def value(self) -> int:
         """Integer value, rounded up (Kubernetes ``Value()``)."""
-        return _ceil(self.amount)
+        return -((-self._num) // self._den)
 
     def milli_value(self) -> int:
         """Value in thousandths, rounded up (Kubernetes ``MilliValue()``)."""
-        return _ceil(self.amount * 1000)
+        return -((-self._num * 1000) // self._den)
 
     def __int__(self) -> int:
         return self.value()
 
     def __float__(self) -> float:
-        return float(self.amount)
+        return self._num / self._den
 
     def is_zero(self) -> bool:
-        return self.amount == 0
+        return self._num == 0
+
+    def is_integer(self) -> bool:
+        """A whole number (``amount`` is an ``int``)."""
+        return self._den == 1
 
     def __eq__(self, other):
         if isinstance(other, Quantity):
-            return self.amount == other.amount
+            return self._num == other._num and self._den == other._den
         if isinstance(other, int) or _is_fraction(other):
-            return self.amount == other
+            return (self._num, self._den) == _pair(other)
         return NotImplemented
 
     def __hash__(self):
-        return hash(self.amount)
+        return hash(self._num) if self._den == 1 else _hash(self._num, self._den)
+
+    def _cmp(self, other) -> int:
+        """``self - other`` scaled by both (positive) denominators: its sign orders them."""
+        num, den = _pair_of(other)
+        return self._num * den - num * self._den
 
     def __lt__(self, other):
-        return self.amount < _amount(other)
+        return self._cmp(other) < 0
 
     def __le__(self, other):
-        return self.amount <= _amount(other)
+        return self._cmp(other) <= 0
 
     def __gt__(self, other):
-        return self.amount > _amount(other)
+        return self._cmp(other) > 0
 
     def __ge__(self, other):
-        return self.amount >= _amount(other)
+        return self._cmp(other) >= 0
 
     def __add__(self, other):
-        return Quantity(self.amount + _amount(other), self.format)
+        num, den = _pair_of(other)
+        return Quantity._from_lowest(*_lowest(self._num * den + num * self._den, self._den * den), self.format)
 
     def __sub__(self, other):
-        return Quantity(self.amount - _amount(other), self.format)
+        num, den = _pair_of(other)
+        return Quantity._from_lowest(*_lowest(self._num * den - num * self._den, self._den * den), self.format)
 
     def __neg__(self):
-        return Quantity(-self.amount, self.format)
+        return Quantity._from_lowest(-self._num, self._den, self.format)
 
     def __repr__(self) -> str:
         return f"Quantity({str(self)!r})"
 
     def __str__(self) -> str:
-        return format_quantity(self.amount, self.format)
-
-
-def _amount(other) -> Fraction:
-    if isinstance(other, Quantity):
-        return other.amount
-    return _exact(other)
+        return _format(self._num, self._den, self.format)
 
 
 #: The largest magnitude: 2^63 - 1, apimachinery's ``maxAllowed``.  ``ParseQuantity`` caps a
@@ -263,7 +325,7 @@ def _parse(text: str):
     stripped = digits.rstrip("0")
     exp10 += len(digits) - len(stripped)
     if not stripped:
-        return 0, fmt
+        return 0, 1, fmt
     try:
         nanos = _nanos(stripped, exp10, factor)
         if nanos > MAX_MAGNITUDE * 10 ** _NANO_DIGITS:
@@ -272,25 +334,28 @@ def _parse(text: str):
         if fmt != BINARY_SI:
             raise _too_large(text) from None
         nanos = MAX_MAGNITUDE * 10 ** _NANO_DIGITS  # apimachinery's cap
-    return _ratio(sign * nanos, 10 ** _NANO_DIGITS), fmt
+    return (*_lowest(sign * nanos, 10 ** _NANO_DIGITS), fmt)
 
 
-def format_quantity(amount: Fraction, fmt: str = DECIMAL_SI) -> str:
+def format_quantity(amount: Union[int, Fraction], fmt: str = DECIMAL_SI) -> str:
     """Canonical Kubernetes text of an exact amount in the given format."""
-    amount = _exact(amount)
-    if amount == 0:
+    return _format(*_pair(amount), fmt)
+
+
+def _format(num: int, den: int, fmt: str) -> str:
+    if num == 0:
         return "0"
-    sign = "-" if amount < 0 else ""
-    mag = abs(amount)
-    if fmt == BINARY_SI and mag.denominator == 1 and mag >= 1024:
-        n, power = mag.numerator, 0
+    sign = "-" if num < 0 else ""
+    mag = abs(num)
+    if fmt == BINARY_SI and den == 1 and mag >= 1024:
+        n, power = mag, 0
         while n % 1024 == 0 and power < 6:
             n //= 1024
             power += 1
         return f"{sign}{n}{_BIN_SUFFIX.get(power, '')}"
     # Decimal: round up to nano precision (Kubernetes' smallest unit), then
     # pick the largest exponent (multiple of 3) that keeps an integer mantissa.
-    nanos = _ceil(mag * 10 ** 9)
+    nanos = -((-mag * 10 ** 9) // den)
     text = str(nanos)  # trailing zeros counted on the text: one pass, not a division per digit
     kept = text.rstrip("0")
     exp = -9 + len(text) - len(kept)

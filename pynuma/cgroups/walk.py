@@ -21,6 +21,7 @@ from ._spec import (ANON, CONTAINER, CPU_NS, FILE, HUGETLB0, INACTIVE_FILE, LIMI
                     PIDS_MAX, POD, UNLIMITED, USAGE, huge_sizes_from_listing, parse_int, parse_keyed,
                     working_set)
 from .detect import CgroupLayout, detect
+from ..meminfo import mem_total
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
@@ -29,7 +30,6 @@ if TYPE_CHECKING:  # annotations only: importing typing costs the commands' star
 _walker = _impl.select("cgwalk")
 
 HUGEPAGES_DIR = "/sys/kernel/mm/hugepages"
-MEMINFO = "/proc/meminfo"
 _SLOT_NAMES = {USAGE: "usage", LIMIT: "limit", ANON: "rss/anon", FILE: "file", INACTIVE_FILE: "inactive_file",
                PIDS_CURRENT: "pids.current", PIDS_MAX: "pids.max", CPU_NS: "cpu usage"}
 
@@ -224,16 +224,6 @@ def kubepods_stats(fs: FsRoot, layout: Optional[CgroupLayout] = None) -> CgroupS
     return _stats(layout.kubepods, slots, bad, sizes)
 
 
-def _meminfo_total(fs: FsRoot) -> Optional[int]:
-    text = fs.read_optional(MEMINFO) or ""
-    for line in text.splitlines():
-        if line.startswith("MemTotal:"):
-            parts = line.split()
-            if len(parts) >= 2 and parts[1].isdigit():
-                return int(parts[1]) * (1024 if parts[-1] == "kB" else 1)
-    return None
-
-
 def node_root_stats(fs: FsRoot, layout: Optional[CgroupLayout] = None) -> CgroupStats:
     """Usage of the root cgroup, as cAdvisor reports the node (``memory.available`` input).
 
@@ -258,7 +248,7 @@ def node_root_stats(fs: FsRoot, layout: Optional[CgroupLayout] = None) -> Cgroup
             pass
     if layout.version == 2 and slots[USAGE] is None and slots[ANON] is not None and slots[FILE] is not None:
         slots[USAGE] = slots[ANON] + slots[FILE]
-    total = _meminfo_total(fs)
+    total = mem_total(fs)
     if total is not None:
         slots[LIMIT] = total
     return _stats("/", tuple(slots), bad, sizes)

@@ -45,10 +45,10 @@ def _period_us(text: str) -> int:
 
 
 def _capacity(fs) -> int:
-    from ..cgroups.walk import _meminfo_total
+    from ..meminfo import mem_total
     from ..errors import PynumaError
 
-    total = _meminfo_total(fs)
+    total = mem_total(fs)
     if total is None:
         raise PynumaError(f"{fs.host_path('/proc/meminfo')}: no MemTotal to compute OOM scores from")
     return total

@@ -24,7 +24,6 @@ _QOS_COMPUTE = ("cpu", "memory")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
-    from fractions import Fraction
     from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
     QuantityLike = Union[Quantity, str, int]
@@ -42,8 +41,8 @@ def hugepage_resource_name(page_size: QuantityLike) -> str:
     quantities, so a whole number of bytes prints as ``2Mi``/``1Gi``/``64Ki``.
     """
     q = Quantity.parse(page_size)
-    if q.amount.denominator == 1:
-        q = Quantity(q.amount, BINARY_SI)
+    if q.is_integer():
+        q = Quantity(q.value(), BINARY_SI)
     return PREFIX + str(q)
 
 
@@ -69,7 +68,7 @@ def is_value_divisible(name: str, quantity: QuantityLike) -> bool:
         q = Quantity.parse(quantity)
     except InputError:
         return False
-    if size.amount <= 0 or size.amount.denominator != 1:
+    if size <= 0 or not size.is_integer():
         return False
     return q.value() % size.value() == 0
 
@@ -128,9 +127,9 @@ def _name_errors(name: str, q: Quantity, where: str) -> List[FieldError]:
             errors.append(FieldError("Invalid", where, "must be a standard resource for containers", name))
     elif not is_native_resource(name) and name.startswith("requests."):
         errors.append(FieldError("Invalid", where, "doesn't follow extended resource name standard", name))
-    if q.amount < 0:
+    if q < 0:
         errors.append(FieldError("Invalid", where, "must be greater than or equal to 0", str(q)))
-    if "/" in name and not is_native_resource(name) and q.amount.denominator != 1:
+    if "/" in name and not is_native_resource(name) and not q.is_integer():
         errors.append(FieldError("Invalid", where, "must be an integer", str(q)))
     return errors
 

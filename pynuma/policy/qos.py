@@ -16,7 +16,6 @@ from ..quantity import Quantity
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
-    from fractions import Fraction
     from typing import Dict, Iterable, Mapping, Optional, Tuple
 
 GUARANTEED, BURSTABLE, BEST_EFFORT = "Guaranteed", "Burstable", "BestEffort"
@@ -48,19 +47,20 @@ def _defaulted_requests(requests: Mapping[str, Quantity], limits: Mapping[str, Q
     return out
 
 
-def _positive(res: Mapping[str, Quantity]) -> Dict[str, Fraction]:
-    return {n: q.amount for n, q in res.items() if n in _QOS_RESOURCES and q.amount > 0}
+def _positive(res: Mapping[str, Quantity]) -> Dict[str, Quantity]:
+    return {n: q for n, q in res.items() if n in _QOS_RESOURCES and q > 0}
 
 
-def _accumulate(into: Dict[str, Fraction], res: Mapping[str, Fraction]) -> None:
-    for name, amount in res.items():
-        into[name] = into.get(name, 0) + amount
+def _accumulate(into: Dict[str, Quantity], res: Mapping[str, Quantity]) -> None:
+    # sums of quantities stay exact without fractions (a milli-CPU pod costs no import)
+    for name, q in res.items():
+        into[name] = into[name] + q if name in into else q
 
 
 def _collect(pairs: Iterable[Tuple[Mapping[str, Quantity], Mapping[str, Quantity]]]):
     """Sum positive cpu/memory requests and limits; guaranteed-capable iff every pair limits both."""
-    requests: Dict[str, Fraction] = {}
-    limits: Dict[str, Fraction] = {}
+    requests: Dict[str, Quantity] = {}
+    limits: Dict[str, Quantity] = {}
     all_limited = True
     for reqs, lims in pairs:
         reqs = _defaulted_requests(reqs, lims)

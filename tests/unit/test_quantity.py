@@ -66,3 +66,47 @@ def test_numbers_are_accepted():
     assert Quantity.parse(0.25).milli_value() == 250
     with pytest.raises(InputError):
         Quantity.parse(True)
+
+
+# -- the numerator/denominator arithmetic agrees with fractions.Fraction --------------------------
+from hypothesis import given, strategies as st  # noqa: E402
+
+_amounts = st.fractions(min_value=-(10 ** 12), max_value=10 ** 12, max_denominator=10 ** 9) | \
+    st.integers(min_value=-(1 << 62), max_value=1 << 62)
+
+
+@given(_amounts, _amounts)
+def test_arithmetic_and_order_agree_with_fraction(a, b):
+    qa, qb = Quantity(a), Quantity(b)
+    fa, fb = Fraction(a), Fraction(b)
+    assert (qa + qb).amount == fa + fb and (qa - qb).amount == fa - fb and (-qa).amount == -fa
+    assert (qa < qb, qa <= qb, qa > qb, qa >= qb) == (fa < fb, fa <= fb, fa > fb, fa >= fb)
+    assert (qa == qb) == (fa == fb) and (qa == fb) == (fa == fb)
+    assert (qa < fb, qa > b) == (fa < fb, fa > fb)  # against plain numbers too
+    assert hash(qa) == hash(fa)  # equal quantities, ints and Fractions hash alike
+    assert qa.value() == -((-fa.numerator) // fa.denominator)
+    assert qa.milli_value() == -((-fa.numerator * 1000) // fa.denominator)
+    assert float(qa) == float(fa)
+    assert str(qa) == format_quantity(fa) and qa.is_zero() == (fa == 0) and qa.is_integer() == (fa.denominator == 1)
+    assert type(qa.amount) is (int if fa.denominator == 1 else Fraction)
+
+
+def test_fractional_quantity_pickles_and_takes_any_rational():
+    import pickle
+
+    q = Quantity.parse("500m")
+    assert pickle.loads(pickle.dumps(q)) == q and str(pickle.loads(pickle.dumps(q))) == "500m"
+    assert Quantity(Fraction(2, 4)) == q == Quantity(0.5) == Fraction(1, 2)
+    assert Quantity(True).amount == 1 and Quantity(Fraction(4, 2)).amount == 2
+
+
+def test_parsing_and_printing_a_fractional_quantity_does_not_import_fractions():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom pynuma.quantity import Quantity\nq = Quantity.parse('500m') + Quantity.parse('1.5')\n"
+            "assert str(q) == '2' and q.value() == 2 and q > Quantity.parse('1900m')\n"
+            "print('fractions' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60,
+                         env={"PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[2])})
+    assert out.stdout.strip() == "False", out.stderr

@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # annotations only: importing typing costs the commands' star
     from typing import Callable, Dict, Mapping, Optional, Sequence, Tuple
 
     from ...pod import Pod
-    from .admission import AdmitResult, admit, is_critical_pod  # noqa: F401
     from .observations import Observation
     from .podstats import PodStats
 
