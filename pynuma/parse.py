@@ -12,7 +12,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Dict, List, Optional, Tuple
 
-from .cpuset import CPUSet
+    from .cpuset import CPUSet
+
 from .limits import MAX_CPUS
 
 _STRIP = " \t\r\n\x00"
@@ -29,11 +30,15 @@ def parse_int(text: str) -> int:
 
 def parse_cpulist(text: str) -> "CPUSet":
     """A Linux cpulist (``"0-3,8"``; empty text is the empty set)."""
+    from .cpuset import CPUSet  # here: the name and count parsers serve commands that need no CPU sets
+
     return CPUSet.parse(text)
 
 
 def parse_cpumask(text: str) -> "CPUSet":
     """A Linux cpumask (``"0000,00000fff"``: comma-separated 32-bit hex words, most significant first)."""
+    from .cpuset import CPUSet
+
     return CPUSet.parse_mask(text)
 
 

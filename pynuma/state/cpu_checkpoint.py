@@ -16,9 +16,9 @@ file raises :class:`CheckpointError` and is never rewritten.
 """
 from __future__ import annotations
 
-import json
 import os
 
+from .._jsonsubset import loads as _plain_json
 from .atomic import write_atomic
 from ..cpuset import CPUSet
 from ..errors import CheckpointError, ChecksumMismatch, InputError
@@ -41,6 +41,11 @@ class _Pairs(list):
 
 
 def _decode(text: str) -> Any:
+    doc = _plain_json(text, object_pairs_hook=_Pairs)  # what the kubelet writes, read without json
+    if doc is not None:
+        return doc
+    import json
+
     try:
         return json.loads(text, object_pairs_hook=_Pairs)
     except RecursionError:  # the decoder recurses once per level of nesting
@@ -233,6 +238,8 @@ def load(text: Optional[str], configured_policy: Optional[str] = None,
 
 def _go_json(obj: Any) -> str:
     # encoding/json: compact, sorted map keys, HTML-sensitive characters escaped.
+    import json
+
     text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))

@@ -67,7 +67,7 @@ CASES = [
     ("allocatable", lambda tmp: ["allocatable"], HEAVY),
     ("qos", lambda tmp: ["qos", _write(tmp / "pod.yaml", POD)], HEAVY),
     ("qos milli-CPU", lambda tmp: ["qos", _write(tmp / "pod.yaml", POD.replace('cpu: "2"', "cpu: 250m"))], HEAVY),
-    ("state show", lambda tmp: ["state", "show", _state_file(tmp)], HEAVY - {"json", "re", "enum"}),
+    ("state show", lambda tmp: ["state", "show", _state_file(tmp)], HEAVY),
     ("run", lambda tmp: ["run", "--dry-run", "--cpus", "0", "--", "true"], NO_COLLECTIONS),
 ]
 

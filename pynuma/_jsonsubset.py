@@ -1,0 +1,136 @@
+"""Small, plain JSON documents read without importing ``json``.
+
+``import json`` brings in ``re`` and ``enum`` (7-10 ms on a small VM), a
+third of a command's start-up budget, for files like the kubelet's
+checkpoints::
+
+    {"policyName":"static","defaultCpuSet":"0-1","entries":{},"checksum":1234}
+
+:func:`loads` reads a strict subset -- objects, arrays, strings without
+escapes or control characters, integers, ``true``, ``false``, ``null`` and
+JSON's whitespace, nested at most :data:`MAX_DEPTH` deep -- and returns what
+``json.loads`` returns for it.  Anything else (escapes, fractions and
+exponents, very long numbers, malformed text) gives ``None``: the caller
+then asks ``json``, so answers and error messages stay ``json``'s.
+"""
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
+    from typing import Any, Callable, List, Optional, Tuple
+
+#: deeper documents go to ``json`` (whose own limit is the interpreter's recursion limit)
+MAX_DEPTH = 64
+#: longer digit runs go to ``json`` (Python refuses to convert more than 4300 digits)
+MAX_DIGITS = 4000
+
+_SPACE = " \t\n\r"
+_WORDS = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}
+
+
+class _Outside(Exception):
+    """Not in the subset: ``json`` decides."""
+
+
+def loads(text: str, object_pairs_hook: "Optional[Callable[[List[Tuple[str, Any]]], Any]]" = None) -> "Any":
+    """``json.loads(text, object_pairs_hook=...)`` for a text in the subset, else ``None``.
+
+    ``None`` is also what ``json.loads("null")`` returns: a caller that must
+    tell them apart asks ``json`` again, which is cheap for four letters.
+    """
+    try:
+        value, at = _value(text, _skip(text, 0), object_pairs_hook, 0)
+    except (_Outside, IndexError):
+        return None
+    return value if _skip(text, at) == len(text) else None
+
+
+def _skip(text: str, at: int) -> int:
+    end = len(text)
+    while at < end and text[at] in _SPACE:
+        at += 1
+    return at
+
+
+def _value(text: str, at: int, hook, depth: int) -> "Tuple[Any, int]":
+    c = text[at]
+    if c == '"':
+        return _string(text, at)
+    if c == "{":
+        return _object(text, at, hook, depth + 1)
+    if c == "[":
+        return _array(text, at, hook, depth + 1)
+    if c == "-" or "0" <= c <= "9":
+        return _integer(text, at)
+    word = _WORDS.get(c)
+    if word is not None and text.startswith(word[0], at):
+        return word[1], at + len(word[0])
+    raise _Outside()
+
+
+def _string(text: str, at: int) -> "Tuple[str, int]":
+    end = text.find('"', at + 1)
+    if end < 0:
+        raise _Outside()
+    body = text[at + 1:end]
+    if "\\" in body or (not body.isprintable() and any(ch < " " for ch in body)):
+        raise _Outside()  # escapes and control characters: json's rules and messages
+    return body, end + 1
+
+
+def _integer(text: str, at: int) -> "Tuple[int, int]":
+    start = at
+    if text[at] == "-":
+        at += 1
+    first = at
+    end = len(text)
+    while at < end and "0" <= text[at] <= "9":
+        at += 1
+    digits = at - first
+    if digits == 0 or digits > MAX_DIGITS or (digits > 1 and text[first] == "0"):
+        raise _Outside()
+    if at < end and text[at] in ".eE":
+        raise _Outside()  # a float: json's conversion
+    return int(text[start:at]), at
+
+
+def _object(text: str, at: int, hook, depth: int) -> "Tuple[Any, int]":
+    if depth > MAX_DEPTH:
+        raise _Outside()
+    pairs = []
+    at = _skip(text, at + 1)
+    if text[at] == "}":
+        return (hook(pairs) if hook is not None else {}), at + 1
+    while True:
+        if text[at] != '"':
+            raise _Outside()
+        key, at = _string(text, at)
+        at = _skip(text, at)
+        if text[at] != ":":
+            raise _Outside()
+        value, at = _value(text, _skip(text, at + 1), hook, depth)
+        pairs.append((key, value))
+        at = _skip(text, at)
+        if text[at] == "}":
+            return (hook(pairs) if hook is not None else dict(pairs)), at + 1
+        if text[at] != ",":
+            raise _Outside()
+        at = _skip(text, at + 1)
+
+
+def _array(text: str, at: int, hook, depth: int) -> "Tuple[list, int]":
+    if depth > MAX_DEPTH:
+        raise _Outside()
+    items = []
+    at = _skip(text, at + 1)
+    if text[at] == "]":
+        return items, at + 1
+    while True:
+        value, at = _value(text, at, hook, depth)
+        items.append(value)
+        at = _skip(text, at)
+        if text[at] == "]":
+            return items, at + 1
+        if text[at] != ",":
+            raise _Outside()
+        at = _skip(text, at + 1)
