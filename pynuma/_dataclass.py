@@ -230,7 +230,7 @@ class _NamedTupleMeta(type):
     def __new__(mcls, name, bases, ns):
         if ns.get("_root"):
             return super().__new__(mcls, name, bases, ns)
-        from operator import itemgetter
+        from ._record import _itemgetter as itemgetter
 
         annotations = ns.get("__annotations__", {})
         fields = tuple(annotations)

@@ -5,8 +5,6 @@ carries the CLI exit status it maps to: 2 for bad input or usage (the user
 can fix the command or the file), 1 for operational failures (the machine
 said no).  Messages name the file, argument or syscall involved.
 """
-from __future__ import annotations
-
 import errno as _errno
 
 
@@ -60,7 +58,7 @@ class ChecksumMismatch(CheckpointError):
         self.detail = f"checksum in the file {stored}, computed from its content {computed}"
 
 
-def details(err: BaseException) -> str:
+def details(err: "BaseException") -> str:
     """`` (detail)`` of ``err`` or, failing that, of the latest error it was raised while handling; else ``""``."""
     seen = set()
     while err is not None and id(err) not in seen:
@@ -100,7 +98,7 @@ class FakeRootRefused(Unsupported):
     """A live-host side effect was asked for while reading an alternate root."""
 
 
-def from_oserror(err: OSError, what: str) -> PynumaError:
+def from_oserror(err: "OSError", what: str) -> "PynumaError":
     """Map an :class:`OSError` from a syscall or file access to a pynuma error naming ``what``."""
     code = err.errno
     text = f"{what}: {err.strerror or _errno.errorcode.get(code or 0, 'error')}"

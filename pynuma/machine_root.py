@@ -1,6 +1,4 @@
 """Is a directory a machine's root: a dump (or ``/``) with the sysfs CPU tree discovery reads."""
-from __future__ import annotations
-
 import os
 
 from .errors import InputError
@@ -10,7 +8,7 @@ from .fsroot import FsRoot
 CPU_DIR = "sys/devices/system/cpu"
 
 
-def require_machine_root(fs: FsRoot) -> None:
+def require_machine_root(fs: "FsRoot") -> None:
     """``InputError`` (exit 2) when a ``--root`` other than ``/`` lacks ``sys/devices/system/cpu``.
 
     Without the check an empty folder, or the folder one level above an

@@ -9,8 +9,6 @@ it as plain data.  ``Topology.to_dict()`` is the JSON form that
     same = Topology.from_dict(json.loads(json.dumps(topo.to_dict())))
     assert same == topo
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
     from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
@@ -39,14 +37,14 @@ class CPU(Record):
 
     id: int
     online: bool
-    package: Optional[int]
-    die: Optional[int]
-    cluster: Optional[int]
-    core_id: Optional[int]
+    package: "Optional[int]"
+    die: "Optional[int]"
+    cluster: "Optional[int]"
+    core_id: "Optional[int]"
     core: int
-    node: Optional[int]
-    thread_siblings: CPUSet
-    uncore_cache: Optional[int]
+    node: "Optional[int]"
+    thread_siblings: "CPUSet"
+    uncore_cache: "Optional[int]"
 
 
 class Cache(Record):
@@ -54,9 +52,9 @@ class Cache(Record):
 
     level: int
     type: str
-    size_bytes: Optional[int]
-    id: Optional[int]
-    cpus: CPUSet
+    size_bytes: "Optional[int]"
+    id: "Optional[int]"
+    cpus: "CPUSet"
 
 
 class HugepagePool(Record):
@@ -69,7 +67,7 @@ class HugepagePool(Record):
     total: int
     free: int
     surplus: int
-    reserved: Optional[int] = None
+    reserved: "Optional[int]" = None
 
 
 class NumaNode(Record):
@@ -80,10 +78,10 @@ class NumaNode(Record):
     """
 
     id: int
-    cpus: CPUSet
+    cpus: "CPUSet"
     memory_total: int
     memory_free: int
-    hugepages: Mapping[int, HugepagePool]
+    hugepages: "Mapping[int, HugepagePool]"
     has_cpu: bool
     has_memory: bool
 
@@ -92,14 +90,14 @@ class Package(Record):
     """A physical package (socket): its raw id (may be -1 or shared) and its reported CPUs."""
 
     id: int
-    cpus: CPUSet
+    cpus: "CPUSet"
 
 
 class Distances(Record):
     """NUMA distances: ``matrix[i][j]`` from ``nodes[i]`` to ``nodes[j]``; ``source`` is ``"slit"`` or ``"sysfs"``."""
 
-    nodes: Tuple[int, ...]
-    matrix: Tuple[Tuple[int, ...], ...]
+    nodes: "Tuple[int, ...]"
+    matrix: "Tuple[Tuple[int, ...], ...]"
     source: str
 
     def between(self, a: int, b: int) -> int:
@@ -113,20 +111,20 @@ class Topology(Record):
     """Everything discovery found about one machine (live host or dump), frozen."""
 
     arch: str
-    possible_cpus: CPUSet
-    present_cpus: CPUSet
-    online_cpus: CPUSet
-    offline_cpus: CPUSet
-    isolated_cpus: CPUSet
-    cpus: Tuple[CPU, ...]
-    packages: Tuple[Package, ...]
+    possible_cpus: "CPUSet"
+    present_cpus: "CPUSet"
+    online_cpus: "CPUSet"
+    offline_cpus: "CPUSet"
+    isolated_cpus: "CPUSet"
+    cpus: "Tuple[CPU, ...]"
+    packages: "Tuple[Package, ...]"
     cores: int
-    caches: Tuple[Cache, ...]
-    numa_nodes: Tuple[NumaNode, ...]
-    distances: Optional[Distances]
-    devices: Tuple[PciDevice, ...] = ()
-    net_interfaces: Tuple[NetInterface, ...] = ()
-    warnings: Tuple[str, ...] = ()
+    caches: "Tuple[Cache, ...]"
+    numa_nodes: "Tuple[NumaNode, ...]"
+    distances: "Optional[Distances]"
+    devices: "Tuple[PciDevice, ...]" = ()
+    net_interfaces: "Tuple[NetInterface, ...]" = ()
+    warnings: "Tuple[str, ...]" = ()
 
     # lookup tables, built on first use
     __slots__ = ("_by_cpu", "_by_node")

@@ -12,14 +12,12 @@ for every kind of group walked together); a leader is used only while it is
 still the lowest unplaced CPU, so the result is exactly the one-by-one
 result, and a wrong guess only costs a few reads.
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
     from typing import Callable, List, Optional, Sequence, Tuple
 
 
-def predict(remaining: int, shape: int, shape_leader: int, limit: int) -> List[int]:
+def predict(remaining: int, shape: int, shape_leader: int, limit: int) -> "List[int]":
     """Likely leaders of the groups covering ``remaining``, if every group looks like ``shape``."""
     leaders = []
     left = remaining
@@ -47,16 +45,16 @@ class Walk:
 
     __slots__ = ("remaining", "prefix", "names", "place", "first", "notes", "shape", "shape_leader", "limit")
 
-    def __init__(self, remaining: int, prefix: str, names: Callable[[], Sequence[str]],
-                 place: Callable[[int, List[Optional[str]], int, int], Optional[int]],
-                 first: Optional[Tuple[int, Sequence[Optional[str]]]], notes: List[str]) -> None:
+    def __init__(self, remaining: int, prefix: str, names: "Callable[[], Sequence[str]]",
+                 place: "Callable[[int, List[Optional[str]], int, int], Optional[int]]",
+                 first: "Optional[Tuple[int, Sequence[Optional[str]]]]", notes: "List[str]") -> None:
         self.remaining, self.prefix, self.names, self.place, self.first = remaining, prefix, names, place, first
         self.notes = notes
         self.shape, self.shape_leader = 1, 0
         self.limit = 1  # the first round reads one leader, to learn the shape
 
 
-def walk(fs, walks: Sequence[Walk], warnings: List[str]) -> None:
+def walk(fs, walks: "Sequence[Walk]", warnings: "List[str]") -> None:
     """Visit every group leader of every walk, lowest first within each.
 
     The walks advance together: each round reads the predicted leaders'

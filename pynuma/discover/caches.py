@@ -4,8 +4,6 @@ Each cache instance is read once, from the lowest reported CPU that has it
 (its ``shared_cpu_map`` names the others), not once per CPU.  A cache whose
 files do not parse is skipped with a warning.
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
     from typing import Dict, List, Optional
@@ -34,7 +32,7 @@ CPU_DIR = "/sys/devices/system/cpu"
 _FIRST_FILES = ("size", "id", "shared_cpu_map", "level", "type")
 
 
-def _indices(fs, reported: int) -> List[int]:
+def _indices(fs, reported: int) -> "List[int]":
     """Cache index numbers, listed once from the lowest reported CPU's ``cache`` directory."""
     if not reported:
         return []
@@ -43,7 +41,7 @@ def _indices(fs, reported: int) -> List[int]:
     return sorted(i for i in (parse_prefixed_id(n, "index") for n in names) if i is not None)
 
 
-def read_caches(fs, reported: int, warnings: List[str], cpuset=CPUSet.from_bits) -> List[Cache]:
+def read_caches(fs, reported: int, warnings: "List[str]", cpuset=CPUSet.from_bits) -> "List[Cache]":
     """Every cache instance among the ``reported`` CPUs (bitmap), by index then lowest CPU.
 
     ``level`` and ``type`` are read once per index (from its first instance):
@@ -75,7 +73,7 @@ def read_caches(fs, reported: int, warnings: List[str], cpuset=CPUSet.from_bits)
             return instance_names if kind else all_names
 
         def place(cpu: int, texts, start: int, left: int, index=index, kind=kind, append=caches.append,
-                  note=notes.append) -> Optional[int]:
+                  note=notes.append) -> "Optional[int]":
             size_t, id_t, map_t = texts[start], texts[start + 1], texts[start + 2]
             try:
                 if not kind:
@@ -100,6 +98,6 @@ def read_caches(fs, reported: int, warnings: List[str], cpuset=CPUSet.from_bits)
     return [cache for caches in found for cache in caches]
 
 
-def uncore_caches(caches: List[Cache]) -> Dict[int, Optional[int]]:
+def uncore_caches(caches: "List[Cache]") -> "Dict[int, Optional[int]]":
     """``{cpu: id of its L3 cache group}`` (see :func:`pynuma.model.uncore_of_cpus`)."""
     return uncore_of_cpus(caches)

@@ -11,8 +11,6 @@ Group files (package, die, cluster masks and ids) are read once per group,
 from its lowest CPU, the way hwloc does; only ``core_id`` and the core mask
 are read per CPU.
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
     from typing import Dict, List, Optional, Sequence, Tuple
@@ -65,7 +63,7 @@ _SET_NAMES = ("online", "possible", "present", "isolated", "offline")
 _SET_PATHS = [f"{CPU_DIR}/{n}" for n in _SET_NAMES]
 
 
-def read_cpu_sets(fs, warnings: List[str], texts: Optional[Sequence[Optional[str]]] = None) -> CpuSets:
+def read_cpu_sets(fs, warnings: "List[str]", texts: "Optional[Sequence[Optional[str]]]" = None) -> "CpuSets":
     """possible/present/online/offline/isolated CPUs (before the cgroup restriction).
 
     ``texts``: the five files' texts (online, possible, present, isolated,
@@ -92,7 +90,7 @@ def read_cpu_sets(fs, warnings: List[str], texts: Optional[Sequence[Optional[str
     return CpuSets(possible, present, online, offline, sets["isolated"] or 0)
 
 
-def _online_from_dirs(fs) -> Tuple[int, int]:
+def _online_from_dirs(fs) -> "Tuple[int, int]":
     """Online CPUs when ``cpu/online`` is missing: every ``cpuN`` whose ``online`` is not ``0``."""
     ids = [i for i in (parse_prefixed_id(n, "cpu") for n in fs.listdir(CPU_DIR)) if i is not None]
     paths = [f"{CPU_DIR}/cpu{i}/online" for i in ids]
@@ -128,7 +126,7 @@ class CpuTopology:
         self.packages: List[Tuple[int, int]] = []  # (id, cpus bitmap)
 
 
-def _probe_names(fs, cpus: List[int]) -> Tuple[Optional[Dict[str, Optional[str]]], int, int]:
+def _probe_names(fs, cpus: "List[int]") -> "Tuple[Optional[Dict[str, Optional[str]]], int, int]":
     """The topology files of the first CPU that has any (``{name: text or None}``), that CPU, and CPUs to drop.
 
     The texts tell which file names this kernel has, and serve as that CPU's
@@ -149,7 +147,7 @@ def _probe_names(fs, cpus: List[int]) -> Tuple[Optional[Dict[str, Optional[str]]
 _LIST_ABOVE = 256
 
 
-def read_topology(fs, reported: int, warnings: List[str]) -> CpuTopology:
+def read_topology(fs, reported: int, warnings: "List[str]") -> "CpuTopology":
     """Per-CPU topology of the ``reported`` CPUs (bitmap); CPUs without a topology dir are dropped."""
     topo = CpuTopology()
     if reported.bit_count() > _LIST_ABOVE:
@@ -229,7 +227,7 @@ def _is_no_die(text: "Optional[str]") -> bool:
         return False
 
 
-def _optional_int(fs, path: str, text: Optional[str], warnings: List[str]) -> Optional[int]:
+def _optional_int(fs, path: str, text: "Optional[str]", warnings: "List[str]") -> "Optional[int]":
     if text is None:
         return None
     try:
@@ -239,9 +237,9 @@ def _optional_int(fs, path: str, text: Optional[str], warnings: List[str]) -> Op
         return None
 
 
-def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, present: bool,
-            out: Dict[int, Optional[int]], walks: List[_Walk],
-            first: Tuple[int, Dict[str, Optional[str]]] = (-1, {})) -> List[Tuple[int, int]]:
+def _groups(fs, cpus: "List[int]", reported: int, id_name: str, mask_name: str, present: bool,
+            out: "Dict[int, Optional[int]]", walks: "List[_Walk]",
+            first: "Tuple[int, Dict[str, Optional[str]]]" = (-1, {})) -> "List[Tuple[int, int]]":
     """Set up the walk that fills ``out[cpu] = group id``, each group's files read once (from its lowest CPU).
 
     Returns the list that the walk (appended to ``walks``) fills with ``(id, cpus bitmap)`` of the groups that have a
@@ -262,7 +260,7 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
 
     names = (f"/topology/{id_name}", f"/topology/{mask_name}")
 
-    def place(cpu: int, texts, start: int, left: int) -> Optional[int]:
+    def place(cpu: int, texts, start: int, left: int) -> "Optional[int]":
         id_text, mask_text = texts[start], texts[start + 1]
         gid = None if id_text is None else _optional_int(fs, f"{CPU_DIR}/cpu{cpu}{names[0]}", id_text, warnings)
         if mask_text is None:
@@ -283,7 +281,7 @@ def _groups(fs, cpus: List[int], reported: int, id_name: str, mask_name: str, pr
     return groups
 
 
-def number_cores(cpus: List[int], core_key: Dict[int, tuple]) -> Tuple[Dict[int, int], Dict[int, int]]:
+def number_cores(cpus: "List[int]", core_key: "Dict[int, tuple]") -> "Tuple[Dict[int, int], Dict[int, int]]":
     """Machine-wide core index per CPU (cores numbered in order of their lowest CPU) and core members.
 
     Returns ``({cpu: core index}, {core index: members bitmap})``.

@@ -7,8 +7,6 @@ the root).  The cgroup name is ``/proc/self/cpuset``, else the path of the
 first ``:cpuset:`` or ``0::`` line of ``/proc/self/cgroup``.  No mount, no
 name or no file means no restriction (``None``).  This is hwloc's default.
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
     from typing import List, Optional, Sequence, Tuple
@@ -31,7 +29,7 @@ _LEGACY = ("cpus", "mems")
 _UNREAD = object()
 
 
-def find_mount(fs, text=_UNREAD) -> Optional[Tuple[str, Tuple[str, str]]]:
+def find_mount(fs, text=_UNREAD) -> "Optional[Tuple[str, Tuple[str, str]]]":
     """(mount point, (cpus file name, mems file name)) of the cpuset hierarchy, or ``None``.
 
     ``text`` is ``/proc/mounts`` when the caller already read it.
@@ -52,7 +50,7 @@ def find_mount(fs, text=_UNREAD) -> Optional[Tuple[str, Tuple[str, str]]]:
     return None
 
 
-def cgroup_name(fs, cpuset_text=_UNREAD, cgroup_text=_UNREAD) -> Optional[str]:
+def cgroup_name(fs, cpuset_text=_UNREAD, cgroup_text=_UNREAD) -> "Optional[str]":
     """The process's cpuset cgroup path (``/proc/self/cpuset``, else ``/proc/self/cgroup``)."""
     text = fs.read_optional("/proc/self/cpuset") if cpuset_text is _UNREAD else cpuset_text
     if text is not None:
@@ -77,8 +75,8 @@ _PROC_FILES = ["/proc/mounts", "/proc/self/cpuset", "/proc/self/cgroup"]
 MOUNTS_LIMIT = 1 << 24  # a busy node's mount table (a few per pod) runs past 64 KiB
 
 
-def allowed(fs, warnings: List[str], texts: Optional[Sequence[Optional[str]]] = None
-            ) -> Tuple[Optional[int], Optional[int]]:
+def allowed(fs, warnings: "List[str]", texts: "Optional[Sequence[Optional[str]]]" = None
+            ) -> "Tuple[Optional[int], Optional[int]]":
     """(allowed CPUs bitmap, allowed memory nodes bitmap); ``None`` where unrestricted.
 
     ``texts``: /proc/mounts, /proc/self/cpuset and /proc/self/cgroup when

@@ -6,8 +6,6 @@ only the matching columns.  With fewer than two reported nodes there is no
 matrix.  When both sources exist and disagree, the SLIT wins and a warning
 says so (the kernel may have rewritten the SLIT, e.g. ``numa=fake``).
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
     from typing import List, Optional, Sequence, Tuple
@@ -24,7 +22,7 @@ if TYPE_CHECKING:
     Matrix = Tuple[Tuple[int, ...], ...]
 
 
-def sysfs_matrix(fs, all_ids: Sequence[int], node_ids: Sequence[int], warnings: List[str]) -> Optional[Matrix]:
+def sysfs_matrix(fs, all_ids: "Sequence[int]", node_ids: "Sequence[int]", warnings: "List[str]") -> "Optional[Matrix]":
     """The matrix between ``node_ids`` from their ``distance`` files; ``None`` (and a warning) when unusable."""
     paths = [f"{NODE_DIR}/node{n}/distance" for n in node_ids]
     texts = fs.read_many(paths)
@@ -49,7 +47,7 @@ def sysfs_matrix(fs, all_ids: Sequence[int], node_ids: Sequence[int], warnings: 
     return tuple(matrix)
 
 
-def _slit_matrix(fs, node_ids: Sequence[int], warnings: List[str]) -> Optional[Matrix]:
+def _slit_matrix(fs, node_ids: "Sequence[int]", warnings: "List[str]") -> "Optional[Matrix]":
     # Only import the ACPI layer when the table is there: most dumps have none,
     # and the CLI's start-up budget is a few milliseconds.
     if not fs.exists(SLIT_PATH):
@@ -70,7 +68,7 @@ def _slit_matrix(fs, node_ids: Sequence[int], warnings: List[str]) -> Optional[M
     return tuple(tuple(int(v) for v in row) for row in matrix)
 
 
-def read_distances(fs, all_ids: Sequence[int], node_ids: Sequence[int], warnings: List[str]) -> Optional[Distances]:
+def read_distances(fs, all_ids: "Sequence[int]", node_ids: "Sequence[int]", warnings: "List[str]") -> "Optional[Distances]":
     """Distances between the reported ``node_ids`` (``all_ids``: every node directory, ascending)."""
     if len(node_ids) < 2:
         return None
@@ -79,15 +77,15 @@ def read_distances(fs, all_ids: Sequence[int], node_ids: Sequence[int], warnings
     return _choose(fs, nodes, slit, sysfs_matrix(fs, all_ids, nodes, warnings), warnings)
 
 
-def with_sysfs_matrix(fs, node_ids: Sequence[int], sysfs: Optional[Matrix], warnings: List[str]
-                      ) -> Optional[Distances]:
+def with_sysfs_matrix(fs, node_ids: "Sequence[int]", sysfs: "Optional[Matrix]", warnings: "List[str]"
+                      ) -> "Optional[Distances]":
     """:func:`read_distances` when the ``distance`` rows are already read (``sysfs``) and a SLIT exists."""
     nodes = tuple(node_ids)
     return _choose(fs, nodes, _slit_matrix(fs, nodes, warnings), sysfs, warnings)
 
 
-def _choose(fs, nodes: Tuple[int, ...], slit: Optional[Matrix], sysfs: Optional[Matrix],
-            warnings: List[str]) -> Optional[Distances]:
+def _choose(fs, nodes: "Tuple[int, ...]", slit: "Optional[Matrix]", sysfs: "Optional[Matrix]",
+            warnings: "List[str]") -> "Optional[Distances]":
     """The SLIT when usable (a warning if the rows disagree), else the rows, else nothing."""
     if slit is not None:
         if sysfs is not None and sysfs != slit:

@@ -6,8 +6,6 @@ reported CPUs.  Without any ``nodeN`` directory the machine is one node 0
 holding every reported CPU, with ``/proc/meminfo`` memory and the
 machine-wide hugepage pools.
 """
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing costs more than discovery's start-up budget
     from typing import Dict, List, Optional
@@ -25,13 +23,13 @@ _bitmap = _impl.select("bitmap")
 NODE_DIR = "/sys/devices/system/node"
 
 
-def list_node_ids(fs) -> List[int]:
+def list_node_ids(fs) -> "List[int]":
     """Ids of every ``nodeN`` directory, ascending (not in directory order)."""
     ids = (parse_prefixed_id(n, "node", MAX_NUMA_NODES) for n in fs.listdir(NODE_DIR))
     return sorted(i for i in ids if i is not None)
 
 
-def _memory(fs, path: str, text: Optional[str], warnings: List[str]):
+def _memory(fs, path: str, text: "Optional[str]", warnings: "List[str]"):
     """(MemTotal, MemFree) in bytes; (0, 0) with a warning when unknown."""
     if text is None:
         warnings.append(f"{fs.host_path(path)}: missing; memory reported as 0")
@@ -43,7 +41,7 @@ def _memory(fs, path: str, text: Optional[str], warnings: List[str]):
         return 0, 0
 
 
-def read_nodes(fs, node_ids: List[int], reported: int, warnings: List[str]) -> List[NumaNode]:
+def read_nodes(fs, node_ids: "List[int]", reported: int, warnings: "List[str]") -> "List[NumaNode]":
     """The nodes ``node_ids`` (already restricted to the allowed ones), CPUs limited to ``reported``."""
     if not node_ids:
         return []
@@ -62,7 +60,7 @@ def read_nodes(fs, node_ids: List[int], reported: int, warnings: List[str]) -> L
     return nodes
 
 
-def _node_cpus(fs, node: int, list_path: str, text: Optional[str]) -> int:
+def _node_cpus(fs, node: int, list_path: str, text: "Optional[str]") -> int:
     path, parse = list_path, _bitmap.parse_cpulist
     if text is None:
         path, parse = f"{NODE_DIR}/node{node}/cpumap", _bitmap.parse_cpumask
@@ -75,7 +73,7 @@ def _node_cpus(fs, node: int, list_path: str, text: Optional[str]) -> int:
         raise ParseError(fs.host_path(path), str(err)) from None
 
 
-def single_node(fs, reported: int, warnings: List[str]) -> NumaNode:
+def single_node(fs, reported: int, warnings: "List[str]") -> "NumaNode":
     """The one node 0 of a machine without ``nodeN`` directories."""
     text = fs.read_optional("/proc/meminfo")
     if text is None:
@@ -86,6 +84,6 @@ def single_node(fs, reported: int, warnings: List[str]) -> NumaNode:
     return NumaNode(0, CPUSet.from_bits(reported), total, free, pools, reported != 0, total > 0)
 
 
-def node_of_cpus(nodes: List[NumaNode]) -> Dict[int, int]:
+def node_of_cpus(nodes: "List[NumaNode]") -> "Dict[int, int]":
     """``{cpu: node id}``; a CPU claimed by several nodes goes to the lowest id (see :mod:`pynuma.model`)."""
     return _node_of_cpus(nodes)

@@ -17,9 +17,10 @@ from tests.fixtures.sysfs_builder import Machine, put
 
 PROJECT = Path(__file__).resolve().parents[2]
 # each costs milliseconds on a fresh interpreter (typing and re ~5-10 ms, collections ~2 ms); __future__
-# is a real module too (~0.3 ms), imported by the first `from __future__ import annotations` that runs
+# is a real module too (~0.2 ms), imported by the first `from __future__ import annotations` that runs,
+# and operator (~0.4 ms) is a Python wrapper around the builtin _operator
 HEAVY = {"typing", "re", "collections", "dataclasses", "enum", "inspect", "json", "argparse", "importlib.util",
-         "pathlib", "types"}
+         "pathlib", "types", "__future__", "operator"}
 
 PROBE = """
 import sys
