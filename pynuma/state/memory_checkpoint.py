@@ -15,16 +15,20 @@ reset: the file is left as it is.
 """
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional
 
+from .._dataclass import dataclass
+from .._jsonsubset import loads as _plain_json
+from .._mapping import Mapping
 from .atomic import write_atomic
 from ..errors import CheckpointError, ChecksumMismatch
 from ..policy.memorymanager.state import (Assignments, Block, MemoryState, MemoryTable, NUMANodeMap, NUMANodeState,
                                    assignments_to_dict, machine_state_to_dict)
 from .checksum import Struct, Typed, fnv1a32, spew
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing (and dataclasses) cost `pynuma state show` its start-up budget
+    from typing import Any, Dict, List, Optional
 
 FILENAME = "memory_manager_state"
 CORRUPT = "checkpoint is corrupted"
@@ -196,8 +200,12 @@ def _decode_entries(raw: Any) -> Optional[Assignments]:
 
 def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = True) -> MemoryCheckpoint:
     """Decode checkpoint text; ``CheckpointError`` when corrupt, checksum-mismatched or of another policy."""
+    raw = _plain_json(text)  # what the kubelet writes, read without json
     try:
-        raw = json.loads(text)
+        if raw is None:
+            import json
+
+            raw = json.loads(text)
     except RecursionError:  # the decoder recurses once per level of nesting
         raise CheckpointError(f"{CORRUPT}: not JSON (nested too deeply)") from None
     except ValueError as err:
@@ -224,6 +232,8 @@ def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = Tru
         if stored != computed:
             raise ChecksumMismatch(CORRUPT, stored, computed)
     if policy is not None and cp.policy_name != policy:
+        import json
+
         raise CheckpointError(f"[memorymanager] configured policy {json.dumps(policy)} differs from state "
                               f"checkpoint policy {_quoted_name(cp.policy_name)}")
     return cp
@@ -231,10 +241,14 @@ def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = Tru
 
 def _quoted_name(name: str) -> str:
     """A stored policy name as the error quotes it, cut when long (the message stays one short line)."""
+    import json
+
     return json.dumps(name) if len(name) <= 64 else f"{json.dumps(name[:56])[:-1]}...\" ({len(name)} characters)"
 
 
 def _go_json(cp: MemoryCheckpoint) -> str:
+    import json
+
     body: Dict[str, Any] = {"policyName": cp.policy_name}
     ms = machine_state_to_dict(cp.state.machine_state)
     # Go's encoding/json sorts map keys as strings ("10" before "2").

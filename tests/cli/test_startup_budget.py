@@ -58,6 +58,17 @@ def _state_file(tmp_path):
     return str(path)
 
 
+def _memory_state_file(tmp_path):
+    from pynuma.policy.memorymanager.state import Block, MemoryState, MemoryTable, NUMANodeState
+    from pynuma.state.memory_checkpoint import write_checkpoint
+
+    table = MemoryTable(2 << 30, 512 << 20, 1536 << 20, 1 << 30, 512 << 20)
+    path = tmp_path / "memory_manager_state"
+    write_checkpoint(str(path), "Static", MemoryState({0: NUMANodeState(1, {"memory": table}, [0])},
+                                                     {"uid": {"app": [Block((0,), "memory", 1 << 30)]}}))
+    return str(path)
+
+
 CASES = [
     ("hugepages", lambda tmp: ["hugepages"], NO_COLLECTIONS),
     ("hugepages --json", lambda tmp: ["hugepages", "--json"], NO_COLLECTIONS),
@@ -68,6 +79,7 @@ CASES = [
     ("qos", lambda tmp: ["qos", _write(tmp / "pod.yaml", POD)], HEAVY),
     ("qos milli-CPU", lambda tmp: ["qos", _write(tmp / "pod.yaml", POD.replace('cpu: "2"', "cpu: 250m"))], HEAVY),
     ("state show", lambda tmp: ["state", "show", _state_file(tmp)], HEAVY),
+    ("state show memory", lambda tmp: ["state", "show", _memory_state_file(tmp)], HEAVY | {"copy"}),
     ("run", lambda tmp: ["run", "--dry-run", "--cpus", "0", "--", "true"], NO_COLLECTIONS),
 ]
 

@@ -10,12 +10,14 @@ True
 """
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
-
+from ..._dataclass import dataclass, field
+from ..._mapping import Mapping
 from ...errors import InputError
 from ...quantity import BINARY_SI, Quantity
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing (and dataclasses) cost `pynuma state show` its start-up budget
+    from typing import Any, Dict, List, Optional, Tuple
 
 MEMORY = "memory"
 
@@ -49,8 +51,12 @@ class Block:
     size: int
 
 
-NUMANodeMap = Dict[int, NUMANodeState]
-Assignments = Dict[str, Dict[str, List[Block]]]
+if TYPE_CHECKING:
+    NUMANodeMap = Dict[int, NUMANodeState]
+    Assignments = Dict[str, Dict[str, List[Block]]]
+else:  # the same names for annotations elsewhere, without importing typing
+    NUMANodeMap = "Dict[int, NUMANodeState]"
+    Assignments = "Dict[str, Dict[str, List[Block]]]"
 
 
 @dataclass
@@ -61,7 +67,9 @@ class MemoryState:
     assignments: Optional[Assignments] = field(default_factory=dict)
 
     def copy(self) -> "MemoryState":
-        return copy.deepcopy(self)
+        from copy import deepcopy
+
+        return deepcopy(self)
 
     def blocks(self, pod_uid: str, container: str) -> Optional[List[Block]]:
         """The container's blocks, or ``None`` when it has none in the state."""
