@@ -45,6 +45,13 @@ spec:
 STATE_SCRIPT = ("import sys\nfrom pynuma.cpuset import CPUSet\nfrom pynuma.state.cpu_checkpoint import dumps\n"
                 "sys.stdout.write(dumps('static', CPUSet(range(2)), {}))\n")
 
+MEMORY_STATE_SCRIPT = (
+    "from pynuma.policy.memorymanager.state import Block, MemoryState, MemoryTable, NUMANodeState\n"
+    "from pynuma.state.memory_checkpoint import write_checkpoint\n"
+    "t = MemoryTable(2 << 30, 512 << 20, 1536 << 20, 1 << 30, 512 << 20)\n"
+    "write_checkpoint('memory_manager_state', 'Static', MemoryState({0: NUMANodeState(1, {'memory': t}, [0])},\n"
+    "                 {'uid': {'app': [Block((0,), 'memory', 1 << 30)]}}))\n")
+
 PROBE = ("import sys, pynuma\nhooks = [f for f in sys.meta_path if 'editable' in type(f).__name__.lower()\n"
          "         or 'editable' in getattr(f, '__module__', '')]\n"
          "print(pynuma.__file__)\nprint(len(hooks))\n")
@@ -59,11 +66,14 @@ def _commands(py: str, script: str, work: str):
     with open(state, "w") as f:
         f.write(subprocess.run([py, "-c", STATE_SCRIPT], check=True, capture_output=True, text=True,
                                cwd=work).stdout)
+    subprocess.run([py, "-c", MEMORY_STATE_SCRIPT], check=True, cwd=work)
+    memory_state = os.path.join(work, "memory_manager_state")
     pn = [py, script]
     cmds = [("python -c pass", [py, "-c", "pass"], None)]
     for label, args in (("hugepages", ["hugepages"]), ("cgroups", ["cgroups"]), ("show", ["show"]),
                         ("eviction", ["eviction"]), ("allocatable", ["allocatable"]),
-                        ("qos POD.yaml", ["qos", pod]), ("state show", ["state", "show", state])):
+                        ("qos POD.yaml", ["qos", pod]), ("state show", ["state", "show", state]),
+                        ("state show memory", ["state", "show", memory_state])):
         cmds.append((label, pn + args, READ_ONLY_BUDGET_MS))
     cmds.append(("run -- true", pn + ["run", "--", "true"], RUN_BUDGET_MS))
     if shutil.which("numactl"):
