@@ -6,12 +6,13 @@ checkpoints::
 
     {"policyName":"static","defaultCpuSet":"0-1","entries":{},"checksum":1234}
 
-:func:`loads` reads a strict subset -- objects, arrays, strings without
-escapes or control characters, integers, ``true``, ``false``, ``null`` and
-JSON's whitespace, nested at most :data:`MAX_DEPTH` deep -- and returns what
-``json.loads`` returns for it.  Anything else (escapes, fractions and
-exponents, very long numbers, malformed text) gives ``None``: the caller
-then asks ``json``, so answers and error messages stay ``json``'s.
+:func:`loads` is ``json.loads``: :func:`read_plain` reads a strict subset --
+objects, arrays, strings without escapes or control characters, integers,
+``true``, ``false``, ``null`` and JSON's whitespace, nested at most
+:data:`MAX_DEPTH` deep -- and returns what ``json.loads`` returns for it;
+anything else (escapes, fractions and exponents, very long numbers,
+malformed text) goes to ``json``, so answers and error messages stay
+``json``'s.
 """
 from __future__ import annotations
 
@@ -33,11 +34,18 @@ class _Outside(Exception):
 
 
 def loads(text: str, object_pairs_hook: "Optional[Callable[[List[Tuple[str, Any]]], Any]]" = None) -> "Any":
-    """``json.loads(text, object_pairs_hook=...)`` for a text in the subset, else ``None``.
+    """``json.loads(text, object_pairs_hook=...)``: read here when the text is in the subset, else by ``json``
+    (which raises its own ``ValueError`` or ``RecursionError`` for a bad text)."""
+    value = read_plain(text, object_pairs_hook)
+    if value is None:  # outside the subset (or the text is "null": json says None again)
+        import json
 
-    ``None`` is also what ``json.loads("null")`` returns: a caller that must
-    tell them apart asks ``json`` again, which is cheap for four letters.
-    """
+        value = json.loads(text, object_pairs_hook=object_pairs_hook)
+    return value
+
+
+def read_plain(text: str, object_pairs_hook: "Optional[Callable[[List[Tuple[str, Any]]], Any]]" = None) -> "Any":
+    """What ``json.loads`` returns for a text in the subset, else ``None``."""
     try:
         value, at = _value(text, _skip(text, 0), object_pairs_hook, 0)
     except (_Outside, IndexError):
@@ -95,13 +103,7 @@ def _integer(text: str, at: int) -> "Tuple[int, int]":
 
 
 def _object(text: str, at: int, hook, depth: int) -> "Tuple[Any, int]":
-    if depth > MAX_DEPTH:
-        raise _Outside()
-    pairs = []
-    at = _skip(text, at + 1)
-    if text[at] == "}":
-        return (hook(pairs) if hook is not None else {}), at + 1
-    while True:
+    def pair(text: str, at: int) -> "Tuple[Tuple[str, Any], int]":
         if text[at] != '"':
             raise _Outside()
         key, at = _string(text, at)
@@ -109,27 +111,29 @@ def _object(text: str, at: int, hook, depth: int) -> "Tuple[Any, int]":
         if text[at] != ":":
             raise _Outside()
         value, at = _value(text, _skip(text, at + 1), hook, depth)
-        pairs.append((key, value))
-        at = _skip(text, at)
-        if text[at] == "}":
-            return (hook(pairs) if hook is not None else dict(pairs)), at + 1
-        if text[at] != ",":
-            raise _Outside()
-        at = _skip(text, at + 1)
+        return (key, value), at
+
+    pairs, at = _members(text, at, "}", pair, depth)
+    return (hook(pairs) if hook is not None else dict(pairs)), at
 
 
 def _array(text: str, at: int, hook, depth: int) -> "Tuple[list, int]":
+    return _members(text, at, "]", lambda text, at: _value(text, at, hook, depth), depth)
+
+
+def _members(text: str, at: int, close: str, member, depth: int) -> "Tuple[list, int]":
+    """The members of an object or array opened at ``at``, each read by ``member``, and where it ends."""
     if depth > MAX_DEPTH:
         raise _Outside()
     items = []
     at = _skip(text, at + 1)
-    if text[at] == "]":
+    if text[at] == close:
         return items, at + 1
     while True:
-        value, at = _value(text, at, hook, depth)
-        items.append(value)
+        item, at = member(text, at)
+        items.append(item)
         at = _skip(text, at)
-        if text[at] == "]":
+        if text[at] == close:
             return items, at + 1
         if text[at] != ",":
             raise _Outside()

@@ -61,15 +61,10 @@ def _read_json(path):
         raise InputError(f"{path}: no such file") from None
     except OSError as err:
         raise InputError(f"{path}: {err.strerror or err}") from None
-    from .._jsonsubset import loads
-
-    doc = loads(text)  # a checkpoint as the kubelet writes it, read without json
-    if doc is not None:
-        return text, doc
-    import json
+    from .._jsonsubset import loads  # json.loads, without importing json for a checkpoint as the kubelet writes it
 
     try:
-        return text, json.loads(text)
+        return text, loads(text)
     except (ValueError, RecursionError):
         return text, None  # the kind's own reader reports the decoding error
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from .._jsonsubset import loads as _plain_json
+from .._jsonsubset import loads as _json_loads  # json.loads, without importing json for a plain file
 from .atomic import write_atomic
 from ..cpuset import CPUSet
 from ..errors import CheckpointError, ChecksumMismatch, InputError
@@ -41,13 +41,8 @@ class _Pairs(list):
 
 
 def _decode(text: str) -> Any:
-    doc = _plain_json(text, object_pairs_hook=_Pairs)  # what the kubelet writes, read without json
-    if doc is not None:
-        return doc
-    import json
-
     try:
-        return json.loads(text, object_pairs_hook=_Pairs)
+        return _json_loads(text, object_pairs_hook=_Pairs)
     except RecursionError:  # the decoder recurses once per level of nesting
         raise CheckpointError("invalid JSON: nested too deeply") from None
     except ValueError as err:

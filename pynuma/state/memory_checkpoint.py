@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 
 from .._dataclass import dataclass
-from .._jsonsubset import loads as _plain_json
+from .._jsonsubset import loads as _json_loads  # json.loads, without importing json for a plain file
 from .._mapping import Mapping
 from .atomic import write_atomic
 from ..errors import CheckpointError, ChecksumMismatch
@@ -200,12 +200,8 @@ def _decode_entries(raw: Any) -> Optional[Assignments]:
 
 def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = True) -> MemoryCheckpoint:
     """Decode checkpoint text; ``CheckpointError`` when corrupt, checksum-mismatched or of another policy."""
-    raw = _plain_json(text)  # what the kubelet writes, read without json
     try:
-        if raw is None:
-            import json
-
-            raw = json.loads(text)
+        raw = _json_loads(text)
     except RecursionError:  # the decoder recurses once per level of nesting
         raise CheckpointError(f"{CORRUPT}: not JSON (nested too deeply)") from None
     except ValueError as err:

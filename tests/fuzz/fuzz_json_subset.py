@@ -1,4 +1,4 @@
-"""Fuzz target: the start-up JSON reader (``pynuma._jsonsubset.loads``) against ``json.loads``.
+"""Fuzz target: the start-up JSON reader (``pynuma._jsonsubset.read_plain``) against ``json.loads``.
 
 On any text it either defers (``None``) or returns exactly what ``json``
 returns, with and without an ``object_pairs_hook``; it never raises.
@@ -23,11 +23,11 @@ def _pairs(pairs):
 def check(data: bytes) -> None:
     import json
 
-    from pynuma._jsonsubset import loads
+    from pynuma._jsonsubset import read_plain
 
     text = data.decode("utf-8", "surrogateescape")  # as the checkpoint readers decode a file
     for hook in (None, _pairs):
-        got = loads(text, object_pairs_hook=hook)
+        got = read_plain(text, object_pairs_hook=hook)
         if got is None:
             continue
         want = json.loads(text, object_pairs_hook=hook)

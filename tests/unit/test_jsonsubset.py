@@ -4,7 +4,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from pynuma._jsonsubset import MAX_DEPTH, loads
+from pynuma._jsonsubset import MAX_DEPTH, loads, read_plain
 
 _scalars = st.none() | st.booleans() | st.integers(min_value=-(10 ** 30), max_value=10 ** 30) | st.text(max_size=12) \
     | st.floats(allow_nan=False, allow_infinity=False)
@@ -21,7 +21,7 @@ def _pairs(pairs):
 def test_every_json_text_reads_as_json_reads_it_or_defers(value, indent, separators, ensure_ascii):
     text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ensure_ascii)
     for hook in (None, _pairs):
-        got = loads(text, object_pairs_hook=hook)
+        got = read_plain(text, object_pairs_hook=hook)
         if got is not None:
             assert got == json.loads(text, object_pairs_hook=hook)
 
@@ -29,7 +29,7 @@ def test_every_json_text_reads_as_json_reads_it_or_defers(value, indent, separat
 @settings(max_examples=400)
 @given(st.text(alphabet='{}[]":,-0123456789 \n\tabcdefghijklmnopqrstuvwxyz\\.eE', max_size=40))
 def test_any_text_reads_as_json_or_defers(text):
-    got = loads(text)
+    got = read_plain(text)
     if got is not None:
         assert got == json.loads(text)  # json accepts it too, with the same value
 
@@ -42,7 +42,7 @@ def test_any_text_reads_as_json_or_defers(text):
     ('"sé"', "sé"),
 ])
 def test_plain_documents_are_read_here(text, value):
-    assert loads(text) == value
+    assert read_plain(text) == value
 
 
 @pytest.mark.parametrize("text", [
@@ -50,8 +50,20 @@ def test_plain_documents_are_read_here(text, value):
     '\ufeff{}', '{} x', '{"a": 1', '"' + "x" * 3 + '', "1" * 5000, "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1),
 ])
 def test_anything_else_is_left_to_json(text):
-    assert loads(text) is None
+    assert read_plain(text) is None
 
 
 def test_duplicate_and_empty_objects_reach_the_pairs_hook():
-    assert loads('{"a": {}, "a": 2}', object_pairs_hook=_pairs) == ("pairs", [("a", ("pairs", [])), ("a", 2)])
+    assert read_plain('{"a": {}, "a": 2}', object_pairs_hook=_pairs) == ("pairs", [("a", ("pairs", [])), ("a", 2)])
+
+
+@pytest.mark.parametrize("text", ['{"policyName":"static","entries":{}}', '{"a": "x\\ny", "b": 1.5e3}', "null", "[01]"])
+def test_loads_is_json_loads_inside_the_subset_and_out(text):
+    try:
+        want = json.loads(text, object_pairs_hook=_pairs)
+    except ValueError as err:
+        with pytest.raises(ValueError) as got:
+            loads(text, object_pairs_hook=_pairs)
+        assert str(got.value) == str(err)  # json's own message
+    else:
+        assert loads(text, object_pairs_hook=_pairs) == want
