@@ -45,12 +45,12 @@ def _period_us(text: str) -> int:
 
 
 def _capacity(fs) -> int:
-    from ..meminfo import mem_total
+    from ..meminfo import MEMINFO, mem_total
     from ..errors import PynumaError
 
     total = mem_total(fs)
     if total is None:
-        raise PynumaError(f"{fs.host_path('/proc/meminfo')}: no MemTotal to compute OOM scores from")
+        raise PynumaError(f"{fs.host_path(MEMINFO)}: no MemTotal to compute OOM scores from")
     return total
 
 

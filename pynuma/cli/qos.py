@@ -18,14 +18,14 @@ def _capacity(args) -> int:
         if q.value() <= 0:
             raise InputError(f"--memory-capacity: must be positive, got {args.memory_capacity}")
         return q.value()
-    from ..meminfo import mem_total
+    from ..meminfo import MEMINFO, mem_total
     from ..errors import PynumaError
     from ..fsroot import FsRoot
 
     with FsRoot(args.root) as fs:
         total = mem_total(fs)
         if total is None:
-            raise PynumaError(f"{fs.host_path('/proc/meminfo')}: no MemTotal; give --memory-capacity")
+            raise PynumaError(f"{fs.host_path(MEMINFO)}: no MemTotal; give --memory-capacity")
         return total
 
 

@@ -25,6 +25,7 @@ import time
 
 from .._dataclass import dataclass, field
 from ..fsroot import FsRoot
+from ..meminfo import MEMINFO
 from ..policy.eviction.observations import Observation, make_signal_observations
 
 TYPE_CHECKING = False
@@ -33,7 +34,6 @@ if TYPE_CHECKING:  # annotations only: importing typing costs the commands' star
 
     from .fsstats import FsStats
 
-MEMINFO = "/proc/meminfo"
 PID_MAX = "/proc/sys/kernel/pid_max"
 THREADS_MAX = "/proc/sys/kernel/threads-max"
 LOADAVG = "/proc/loadavg"

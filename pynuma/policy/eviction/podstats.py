@@ -78,7 +78,6 @@ def stats_from_cgroups(cgroup_pods, pods) -> "Tuple[List[Pod], Dict[str, PodStat
     out = list(pods)
     known = {p.uid for p in out}
     stats: "Dict[str, PodStats]" = {}
-
     for cg in cgroup_pods:
         stats[cg.uid] = PodStats(cg.working_set, cg.pids,
                                  tuple(ContainerStats(c.id, None, None, c.working_set) for c in cg.containers))
