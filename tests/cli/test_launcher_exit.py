@@ -23,6 +23,7 @@ class Witness:
         sys.stderr.write("teardown ran\\n")
 witness = Witness()
 {gc_call}
+thresholds = gc.get_threshold()
 import pynuma.cli as cli
 with open({log!r}, "w", buffering=1 << 16) as log:
     log.write("before\\n")
@@ -30,6 +31,7 @@ with open({log!r}, "w", buffering=1 << 16) as log:
         {call}
     finally:
         log.write("finally ran; collector on: %s\\n" % gc.isenabled())
+        sys.stderr.write("thresholds %s\\n" % (gc.get_threshold() == thresholds))
 """
 
 
@@ -57,6 +59,7 @@ def test_an_embedded_command_leaves_files_finally_blocks_and_gc_alone(tmp_path, 
     assert json.loads(res.stdout)["online_cpus"] == "0-15"
     assert log == f"before\nfinally ran; collector on: {collector_on}\n"  # flushed at a normal exit
     assert "teardown ran" in res.stderr
+    assert "thresholds True" in res.stderr  # the collector's tuning is the embedder's too
 
 
 @pytest.mark.parametrize("argv, code", [(["topology", "--bogus"], 2), (["--version"], 0), (["nope"], 2)])
@@ -81,10 +84,35 @@ def test_the_library_does_not_switch_the_collector_or_exit():
         if path.name == "__main__.py":
             continue
         text = path.read_text()
-        for needle in ("gc.disable(", "gc.enable(", "gc.freeze(", "os._exit(", "signal.signal("):
+        for needle in ("gc.disable(", "gc.enable(", "gc.freeze(", "gc.set_threshold(", "os._exit(",
+                       "signal.signal("):
             if needle in text:
                 offenders.append(f"{path.relative_to(PROJECT)}: {needle}")
     assert offenders == []
+
+
+# the launcher, which owns the process, runs a command and reports the collector it left
+LAUNCH = """
+import gc, sys
+sys.path.insert(0, {project!r})
+gc.set_threshold({young}, 10, 10)
+sys.argv = ["pynuma", "--version"]
+from pynuma.__main__ import launch, YOUNG_GENERATION_THRESHOLD
+try:
+    launch()
+finally:
+    sys.stderr.write("%d %d %s %d\\n" % (*gc.get_threshold()[:2], gc.isenabled(), YOUNG_GENERATION_THRESHOLD))
+"""
+
+
+@pytest.mark.parametrize("young", [700, 50_000])
+def test_the_launcher_raises_a_small_young_generation_threshold_and_keeps_collecting(young):
+    res = subprocess.run([sys.executable, "-S", "-c", LAUNCH.format(project=str(PROJECT), young=young)],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    now, older, enabled, wanted = res.stderr.split()
+    assert int(now) == max(young, int(wanted))  # raised, never lowered
+    assert int(older) == 10 and enabled == "True"
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["topology", "--json", "ROOT"], ["topology", "ROOT"]],

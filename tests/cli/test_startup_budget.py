@@ -104,13 +104,15 @@ def test_command_imports_nothing_heavy(tmp_path, label, argv, heavy):
     assert not imported & heavy, sorted(imported & heavy)
 
 
-# pynuma modules a command has no use for in its plain form (each costs ~0.5 ms on a small VM)
+# modules a command has no use for in its plain form (each costs ~0.5 ms on a small VM)
 UNNEEDED = [
     ("allocatable", lambda tmp: ["allocatable"], {"pynuma.discover", "pynuma.discover.cpus", "pynuma.model"}),
     # no pods and no pressure: nothing to rank, message or admit
     ("eviction", lambda tmp: ["eviction"], {"pynuma.pod", "pynuma.policy.eviction.ranking",
                                             "pynuma.policy.eviction.local_storage",
-                                            "pynuma.policy.eviction.admission"}),
+                                            "pynuma.policy.eviction.admission",
+                                            # shared libraries to load, for a gcd and a float32 rounding
+                                            "math", "struct", "_struct"}),
 ]
 
 

@@ -28,6 +28,24 @@ def test_bad_percentage(text):
         parse_percentage(text)
 
 
+def _struct_float32(x: float):
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:
+        return OverflowError
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.floats(allow_nan=False) | st.floats(min_value=-3.5e38, max_value=3.5e38) | st.just(float("nan")))
+def test_float32_rounds_as_struct_does(x):
+    try:
+        got = float32(x)
+    except OverflowError:
+        got = OverflowError
+    want = _struct_float32(x)
+    assert got == want or (got != got and want != want)  # nan is nan
+
+
 def test_percentage_out_of_float32_range():
     with pytest.raises(InputError, match="out of range"):
         parse_percentage("1e40%")

@@ -7,9 +7,6 @@
 """
 from __future__ import annotations
 
-import math
-import struct
-
 from ...errors import InputError
 from ..gotext import strconv_quote as _strconv_quote
 
@@ -18,9 +15,15 @@ if TYPE_CHECKING:  # annotations only: importing typing costs the commands' star
     from typing import Dict, Optional
 
 
+_INF = float("inf")
+
+
 def float32(x: float) -> float:
-    """``x`` rounded to the nearest IEEE single (Go ``float32(x)``); ``OverflowError`` when out of range."""
-    return struct.unpack("f", struct.pack("f", x))[0]
+    """``x`` rounded to the nearest IEEE single (Go ``float32(x)``); ``OverflowError`` where Python
+    refuses to round a finite value out of range (older versions; newer ones give infinity)."""
+    single = memoryview(bytearray(4)).cast("f")  # struct's "f" rounding, without loading struct
+    single[0] = x
+    return single[0]
 
 
 _GO_FLOAT = r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)"
@@ -48,8 +51,8 @@ def parse_percentage(text: str) -> float:
     try:
         value = float32(exact)
     except OverflowError:
-        value = math.inf
-    if math.isinf(value) and not math.isinf(exact):
+        value = _INF
+    if value in (_INF, -_INF) and exact not in (_INF, -_INF):
         raise InputError(f"strconv.ParseFloat: parsing {_strconv_quote(body)}: value out of range")
     return float32(value / 100.0)
 
