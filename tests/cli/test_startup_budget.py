@@ -109,6 +109,7 @@ UNNEEDED = [
     ("allocatable", lambda tmp: ["allocatable"], {"pynuma.discover", "pynuma.discover.cpus", "pynuma.model"}),
     # no pods and no pressure: nothing to rank, message or admit
     ("eviction", lambda tmp: ["eviction"], {"pynuma.pod", "pynuma.policy.eviction.ranking",
+                                            "pynuma.policy.eviction.podstats",
                                             "pynuma.policy.eviction.local_storage",
                                             "pynuma.policy.eviction.admission",
                                             # shared libraries to load, for a gcd and a float32 rounding

@@ -17,7 +17,6 @@ from ..._dataclass import dataclass, field
 from ...errors import InputError
 from . import conditions as cond
 from . import met
-from .podstats import stats_lookup
 from .signals import (
     CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE, NODEFS_AVAILABLE,
     NODEFS_INODES_FREE,
@@ -177,7 +176,6 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
         state = _first_pass(config, state)
     all_thresholds = state.thresholds or ()
     observations = stats.observations
-    stats_of = stats_lookup(stats.pods)
 
     current = met.thresholds_met(all_thresholds, observations, False)
     if state.thresholds_met:
@@ -196,7 +194,9 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
         from .admission import is_critical_pod
         from .local_storage import local_storage_violation
         from .messages import evicted_status
+        from .podstats import stats_lookup
 
+        stats_of = stats_lookup(stats.pods)
         evicted = []
         for pod in pods:
             ps = stats_of(pod)
@@ -231,8 +231,9 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
             return new_state, Decision(gc_invoked=gc, reclaimed_by_gc=True, **base)
     from .admission import is_critical_pod
     from .messages import eviction_message, evicted_status
-    from .ranking import signal_rank_funcs
+    from .ranking import signal_rank_funcs, stats_lookup
 
+    stats_of = stats_lookup(stats.pods)
     rank = signal_rank_funcs(config.layout.dedicated_image_fs, config.layout.container_fs_separate)[threshold.signal]
     ranked = rank(list(pods), stats_of)
     base.update(gc_invoked=gc, ranked=tuple(p.name for p in ranked))
