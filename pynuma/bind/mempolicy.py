@@ -8,7 +8,7 @@ either, :class:`Unsupported` says why.
 from __future__ import annotations
 
 import errno
-import mmap
+import os
 
 from .. import _impl
 from .._record import Record
@@ -151,7 +151,7 @@ def mbind(buf, mode: str, nodes: Ids = None, offset: int = 0, length: Optional[i
         raise _policy_error(err, "mbind", mode, wanted) from err
 
 
-def page_nodes(buf, offset: int = 0, length: Optional[int] = None, page_size: int = mmap.PAGESIZE) -> List[int]:
+def page_nodes(buf, offset: int = 0, length: Optional[int] = None, page_size: int = os.sysconf("SC_PAGE_SIZE")) -> List[int]:
     """NUMA node of each page of ``buf`` (negative errno where a page is not present, e.g. ``-ENOENT``)."""
     host(None, "querying page locations")
     _require_native("move_pages")

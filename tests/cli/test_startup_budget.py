@@ -114,6 +114,8 @@ UNNEEDED = [
                                             "pynuma.policy.eviction.admission",
                                             # shared libraries to load, for a gcd and a float32 rounding
                                             "math", "struct", "_struct"}),
+    ("run", lambda tmp: ["run", "--dry-run", "--cpus", "0", "--", "true"], {"mmap"}),
+    ("show", lambda tmp: ["show"], {"mmap"}),
 ]
 
 
