@@ -115,6 +115,59 @@ def test_the_launcher_raises_a_small_young_generation_threshold_and_keeps_collec
     assert int(older) == 10 and enabled == "True"
 
 
+# the launcher runs a command line; a global's __del__ tells whether the interpreter's teardown ran
+TEARDOWN = """
+import sys
+sys.path.insert(0, {project!r})
+class Witness:
+    def __del__(self):
+        sys.stderr.write("teardown ran\\n")
+witness = Witness()
+{extra}
+sys.argv = ["pynuma", *{argv!r}]
+from pynuma.__main__ import launch
+launch()
+"""
+AN_ATEXIT_CALLBACK = "import atexit; atexit.register(lambda: sys.stderr.write('atexit ran\\n'))"
+A_SECOND_THREAD = ("import threading; gate = threading.Event(); threading.Thread(target=gate.wait, args=(2,)).start()")
+
+
+def launch_with(root: str, argv: list, extra: str = "") -> subprocess.CompletedProcess:
+    argv = [root if a == "ROOT" else a for a in argv]
+    code = TEARDOWN.format(project=str(PROJECT), extra=extra, argv=argv)
+    return subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("argv, code", [(["topology", "--json", "--root", "ROOT"], 0),
+                                        (["topology", "--root", "ROOT", "--bogus"], 2),
+                                        (["topology", "--root", "ROOT/missing"], 2)],
+                         ids=["json", "bad-option", "bad-root"])
+def test_a_command_that_leaves_nothing_open_ends_without_teardown(root, argv, code):
+    res = launch_with(root, argv)
+    assert res.returncode == code, res.stderr
+    assert "teardown ran" not in res.stderr
+    if code == 0:
+        assert json.loads(res.stdout)["online_cpus"] == "0-15"  # the whole output, flushed
+    else:
+        assert res.stderr.startswith("pynuma topology: error:") or "usage" in res.stderr
+
+
+@pytest.mark.parametrize("extra", [AN_ATEXIT_CALLBACK, A_SECOND_THREAD], ids=["atexit", "thread"])
+def test_the_launcher_exits_normally_when_something_waits_for_it(root, extra):
+    res = launch_with(root, ["topology", "--json", "--root", "ROOT"], extra)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["online_cpus"] == "0-15"
+    assert "teardown ran" in res.stderr
+    assert ("atexit ran" in res.stderr) == (extra == AN_ATEXIT_CALLBACK)
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["ledger", "--help"]], ids=["no-command", "not-promised"])
+def test_commands_without_the_promise_get_the_interpreters_teardown(root, argv):
+    res = launch_with(root, argv)
+    assert res.returncode == 0, res.stderr
+    assert "teardown ran" in res.stderr
+
+
 @pytest.mark.parametrize("argv", [["--help"], ["topology", "--json", "ROOT"], ["topology", "ROOT"]],
                          ids=["help", "json", "tree"])
 def test_a_reader_that_went_away_is_not_an_error(root, argv):
