@@ -3,6 +3,9 @@
 Each command module exposes ``main(argv) -> int`` and builds its own
 argparse parser with :func:`pynuma.cli._common.parser`.  Errors become one
 line on stderr: exit 2 for bad input or usage, 1 for operational failures.
+A module that closes every file it opens may say so (``NOTHING_TO_TEAR_DOWN
+= True``): the launcher, not :func:`main`, then ends the process without the
+interpreter's teardown (:mod:`pynuma.__main__`).
 """
 import sys
 
