@@ -28,6 +28,8 @@ def launch() -> "None":
     young, *older = gc.get_threshold()
     if 0 < young < YOUNG_GENERATION_THRESHOLD:
         gc.set_threshold(YOUNG_GENERATION_THRESHOLD, *older)
+    if sys.stdout is None or sys.stderr is None:
+        _discard_closed_streams()
     from pynuma.cli import main
 
     try:
@@ -47,6 +49,17 @@ def launch() -> "None":
 
         os._exit(code)
     sys.exit(code)
+
+
+def _discard_closed_streams() -> None:
+    """Give a standard stream closed before the start (``pynuma topology --save F >&-``; Python
+    then sets it to ``None``) a sink that discards, as printing to it does: commands write to it."""
+    import os
+
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")
 
 
 def _nothing_to_tear_down(command: str) -> bool:

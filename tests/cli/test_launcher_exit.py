@@ -3,6 +3,7 @@ buffered files, ``finally`` blocks, teardown and garbage collector as they were 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -180,3 +181,17 @@ def test_a_reader_that_went_away_is_not_an_error(root, argv):
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0
     assert err == b""
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["topology", "--json", "--root", "ROOT", "--save", "SAVED"],
+                                  ["topology", "--root", "ROOT/missing"]], ids=["version", "save", "error"])
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
+def test_a_stream_closed_from_the_start_is_not_a_traceback(tmp_path, root, argv, closed):
+    saved = tmp_path / "topo.json"
+    argv = [root + a[4:] if a.startswith("ROOT") else str(saved) if a == "SAVED" else a for a in argv]
+    res = subprocess.run([sys.executable, "-m", "pynuma", *argv], cwd=PROJECT, capture_output=True, text=True,
+                         preexec_fn=lambda: os.close(closed), timeout=120)
+    assert res.returncode == (2 if "missing" in argv[-1] else 0), res.stderr + res.stdout
+    assert "Traceback" not in res.stderr + res.stdout
+    if "--save" in argv:
+        assert json.loads(saved.read_text())["online_cpus"] == "0-15"  # the command's work is done
