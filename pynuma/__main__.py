@@ -33,22 +33,65 @@ def launch() -> "None":
     from pynuma.cli import main
 
     try:
-        code = main(owns_process=True)  # only here may a command handle signals itself
+        try:
+            code = main(owns_process=True)  # only here may a command handle signals itself
+        except SystemExit as done:  # a command's --help, or its parser's usage error
+            code = _exit_code(done.code)
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
-        # nothing is left to say; stdout points at /dev/null so the interpreter's final flush cannot fail again
-        import os
-
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, sys.stdout.fileno())
-        os.close(null)
+        # the reader went away (``pynuma topology | head``): nothing is left to say
+        _unwritable_output_to_devnull()
         code = 0
+    except OSError as err:
+        # the output could not be written (a full disk, an I/O error) after the command's own error
+        # handling: an operational failure, told in one line
+        _unwritable_output_to_devnull()
+        try:
+            sys.stderr.write(f"pynuma: error: cannot write the output: {err.strerror or err}\n")
+            sys.stderr.flush()
+        except OSError:
+            pass  # stderr is the stream that failed: the exit code alone says it
+        code = 1
     if _nothing_to_tear_down(sys.argv[1] if len(sys.argv) > 1 else ""):
         import os
 
         os._exit(code)
     sys.exit(code)
+
+
+def _exit_code(code: object) -> int:
+    """The process exit code ``sys.exit(code)`` would give (a text is printed, and gives 1)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _unwritable_output_to_devnull() -> None:
+    """Point the standard streams' fds at /dev/null, so what is still buffered in them cannot fail
+    again at the interpreter's final flush ("Exception ignored ...")."""
+    import os
+
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                fd = stream.fileno()
+            except (AttributeError, OSError, ValueError):
+                continue  # not backed by an fd (replaced by the caller): nothing to redirect
+            if fd == 2 and stream is sys.stderr:
+                # stderr keeps its fd while it still works: the one-line error goes there
+                try:
+                    stream.flush()
+                    continue
+                except OSError:
+                    pass
+            os.dup2(null, fd)
+    finally:
+        os.close(null)
 
 
 def _discard_closed_streams() -> None:

@@ -195,3 +195,17 @@ def test_a_stream_closed_from_the_start_is_not_a_traceback(tmp_path, root, argv,
     assert "Traceback" not in res.stderr + res.stdout
     if "--save" in argv:
         assert json.loads(saved.read_text())["online_cpus"] == "0-15"  # the command's work is done
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [["--version"], ["state", "--help"], ["topology", "--root", "ROOT"],
+                                  ["topology", "--json", "--root", "ROOT"]], ids=["version", "help", "tree", "json"])
+def test_output_to_a_full_disk_is_one_line_and_exit_1(root, argv):
+    argv = [root if a == "ROOT" else a for a in argv]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # block-buffered, as usual
+    with open("/dev/full", "w") as full:
+        res = subprocess.run([sys.executable, "-m", "pynuma", *argv], cwd=PROJECT, stdout=full, stderr=subprocess.PIPE,
+                             text=True, env=env, timeout=120)
+    assert res.returncode == 1, res.stderr
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pynuma") and "No space left on device" in lines[0], res.stderr
