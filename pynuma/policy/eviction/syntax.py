@@ -19,8 +19,8 @@ _INF = float("inf")
 
 
 def float32(x: float) -> float:
-    """``x`` rounded to the nearest IEEE single (Go ``float32(x)``); ``OverflowError`` where Python
-    refuses to round a finite value out of range (older versions; newer ones give infinity)."""
+    """``x`` rounded to the nearest IEEE single (Go ``float32(x)``), as ``struct``'s ``"f"`` rounds it:
+    a finite value out of range is infinity, or ``OverflowError`` on a Python that refuses it."""
     single = memoryview(bytearray(4)).cast("f")  # struct's "f" rounding, without loading struct
     single[0] = x
     return single[0]
