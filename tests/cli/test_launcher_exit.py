@@ -14,15 +14,21 @@ from tests.fixtures.sysfs_builder import Machine
 
 PROJECT = Path(__file__).resolve().parents[2]
 
-# an embedding program: a buffered file written before and in a finally block, a global whose
-# __del__ runs only at the interpreter's normal teardown, and the collector in a chosen state
-EMBED = """
-import gc, sys
+# a program's start: pynuma importable, and a global whose __del__ runs only at the interpreter's
+# normal teardown
+WITNESS = """
+import sys
 sys.path.insert(0, {project!r})
 class Witness:
     def __del__(self):
         sys.stderr.write("teardown ran\\n")
 witness = Witness()
+"""
+
+# an embedding program: a buffered file written before and in a finally block, the teardown witness,
+# and the collector in a chosen state
+EMBED = WITNESS + """
+import gc
 {gc_call}
 thresholds = gc.get_threshold()
 import pynuma.cli as cli
@@ -116,14 +122,8 @@ def test_the_launcher_raises_a_small_young_generation_threshold_and_keeps_collec
     assert int(older) == 10 and enabled == "True"
 
 
-# the launcher runs a command line; a global's __del__ tells whether the interpreter's teardown ran
-TEARDOWN = """
-import sys
-sys.path.insert(0, {project!r})
-class Witness:
-    def __del__(self):
-        sys.stderr.write("teardown ran\\n")
-witness = Witness()
+# the launcher runs a command line; the witness tells whether the interpreter's teardown ran
+TEARDOWN = WITNESS + """
 {extra}
 sys.argv = ["pynuma", *{argv!r}]
 from pynuma.__main__ import launch
