@@ -82,7 +82,7 @@ def _unwritable_output_to_devnull() -> None:
                 fd = stream.fileno()
             except (AttributeError, OSError, ValueError):
                 continue  # not backed by an fd (replaced by the caller): nothing to redirect
-            if fd == 2 and stream is sys.stderr:
+            if stream is sys.stderr:
                 # stderr keeps its fd while it still works: the one-line error goes there
                 try:
                     stream.flush()
@@ -108,17 +108,15 @@ def _discard_closed_streams() -> None:
 def _nothing_to_tear_down(command: str) -> bool:
     """Whether ending the process now, without the interpreter's teardown, loses nothing.
 
-    True after a command whose module promises to close every file it opens
-    (``NOTHING_TO_TEAR_DOWN = True``; its output is flushed above), when no
-    atexit callback is registered and no other thread runs.  Teardown would
-    then only free memory: every module, class and object one by one, which
-    costs a short command 3-8 ms on a small VM.
+    True after a command that closes every file it opens
+    (:data:`pynuma.cli.CLOSE_EVERY_FILE`; its output is flushed above), when
+    no atexit callback is registered and no other thread runs.  Teardown
+    would then only free memory: every module, class and object one by one,
+    which costs a short command 3-8 ms on a small VM.
     """
-    from pynuma.cli import COMMANDS
+    from pynuma.cli import CLOSE_EVERY_FILE
 
-    entry = COMMANDS.get(command)
-    module = sys.modules.get(entry[0]) if entry else None
-    if not getattr(module, "NOTHING_TO_TEAR_DOWN", False):
+    if command not in CLOSE_EVERY_FILE:
         return False
     import atexit
 

@@ -26,6 +26,7 @@ _sys = _impl.select("sys")
 # Modes of <linux/mempolicy.h> (MPOL_*), in kernel order.
 MODES = ("default", "preferred", "bind", "interleave", "local", "preferred-many", "weighted-interleave")
 MODE_SINCE = {"preferred-many": "Linux 5.15", "weighted-interleave": "Linux 6.9"}
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")  # mmap.PAGESIZE, without loading mmap
 MPOL_F_STATIC_NODES = 1 << 15
 MPOL_F_RELATIVE_NODES = 1 << 14
 MPOL_F_NUMA_BALANCING = 1 << 13  # Linux 5.12, MPOL_BIND only
@@ -151,7 +152,7 @@ def mbind(buf, mode: str, nodes: Ids = None, offset: int = 0, length: Optional[i
         raise _policy_error(err, "mbind", mode, wanted) from err
 
 
-def page_nodes(buf, offset: int = 0, length: Optional[int] = None, page_size: int = os.sysconf("SC_PAGE_SIZE")) -> List[int]:
+def page_nodes(buf, offset: int = 0, length: Optional[int] = None, page_size: int = _PAGE_SIZE) -> List[int]:
     """NUMA node of each page of ``buf`` (negative errno where a page is not present, e.g. ``-ENOENT``)."""
     host(None, "querying page locations")
     _require_native("move_pages")

@@ -3,9 +3,8 @@
 Each command module exposes ``main(argv) -> int`` and builds its own
 argparse parser with :func:`pynuma.cli._common.parser`.  Errors become one
 line on stderr: exit 2 for bad input or usage, 1 for operational failures.
-A module that closes every file it opens may say so (``NOTHING_TO_TEAR_DOWN
-= True``): the launcher, not :func:`main`, then ends the process without the
-interpreter's teardown (:mod:`pynuma.__main__`).
+After a command of :data:`CLOSE_EVERY_FILE` the launcher, not :func:`main`,
+ends the process without the interpreter's teardown (:mod:`pynuma.__main__`).
 """
 import sys
 
@@ -39,6 +38,10 @@ COMMANDS = {
     "evict": ("pynuma.cli.evict", "kill a pod's processes, remove its cgroups, report its status"),
     "oom-adjust": ("pynuma.cli.oom_adjust", "set a process's oom_score_adj (-1000..1000)"),
 }
+
+#: commands that close every file they open (with-blocks, the atomic writer) and print the rest
+CLOSE_EVERY_FILE = frozenset({"topology", "hugepages", "eviction", "allocatable", "qos", "cgroups", "show", "state",
+                              "run"})
 
 
 def _usage() -> str:

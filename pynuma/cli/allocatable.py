@@ -13,11 +13,6 @@ from . import _common
 from ..agent.capacity import discover_capacity  # one rule, shared with the agent
 
 
-#: every file this command opens is closed before it returns: the launcher may end the process
-#: without the interpreter's teardown (pynuma.__main__)
-NOTHING_TO_TEAR_DOWN = True
-
-
 def _parser():
     p = _common.parser("allocatable", __doc__.splitlines()[0].split(": ", 1)[1])
     p.add_argument("--kube-reserved", metavar="RES=Q,...", help="e.g. cpu=1,memory=2Gi")

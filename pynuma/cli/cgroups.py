@@ -1,10 +1,6 @@
 """``pynuma cgroups``: cgroup mode and driver, and the usage of every kubelet pod and container cgroup."""
 from __future__ import annotations
 
-#: every file this command opens is closed before it returns: the launcher may end the process
-#: without the interpreter's teardown (pynuma.__main__)
-NOTHING_TO_TEAR_DOWN = True
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
     from typing import List, Optional

@@ -13,11 +13,6 @@ import time
 from . import _common
 
 
-#: every file this command opens is closed before it returns: the launcher may end the process
-#: without the interpreter's teardown (pynuma.__main__)
-NOTHING_TO_TEAR_DOWN = True
-
-
 def _parser():
     p = _common.parser("eviction", __doc__.splitlines()[0].split(": ", 1)[1])
     p.add_argument("--eviction-hard", metavar="SIG<Q,...", help="hard thresholds (kubelet flag syntax); "

@@ -10,11 +10,6 @@ import sys
 from . import _common
 
 
-#: every file this command opens is closed before it returns: the launcher may end the process
-#: without the interpreter's teardown (pynuma.__main__)
-NOTHING_TO_TEAR_DOWN = True
-
-
 def _size_label(size_kb: int) -> str:
     from ..hugepages.resources import PREFIX, resource_name_for_kb
 

@@ -1,10 +1,6 @@
 """``pynuma qos POD.yaml``: QoS class and per-container OOM score adjustment, as the kubelet computes them."""
 from __future__ import annotations
 
-#: every file this command opens is closed before it returns: the launcher may end the process
-#: without the interpreter's teardown (pynuma.__main__)
-NOTHING_TO_TEAR_DOWN = True
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
     from typing import List

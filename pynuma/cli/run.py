@@ -17,10 +17,6 @@ import sys
 
 from . import _common
 
-#: every file this command opens is closed before it returns: the launcher may end the process
-#: without the interpreter's teardown (pynuma.__main__)
-NOTHING_TO_TEAR_DOWN = True
-
 POLICY_OPTIONS = (
     ("membind", "bind", "allocate only on NODES"),
     ("interleave", "interleave", "interleave allocations over NODES"),

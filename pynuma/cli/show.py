@@ -13,11 +13,6 @@ import os
 from . import _common
 
 
-#: every file this command opens is closed before it returns: the launcher may end the process
-#: without the interpreter's teardown (pynuma.__main__)
-NOTHING_TO_TEAR_DOWN = True
-
-
 def build_parser():
     p = _common.parser("show", "Show the CPUs, memory nodes and memory policy of a process.")
     p.add_argument("pid", nargs="?", type=int, help="process id (default: this process)")

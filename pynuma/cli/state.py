@@ -24,11 +24,6 @@ from ..errors import InputError
 from ._common import add_json, add_root, parser, print_json
 
 
-#: every file this command opens is closed before it returns: the launcher may end the process
-#: without the interpreter's teardown (pynuma.__main__)
-NOTHING_TO_TEAR_DOWN = True
-
-
 def _build_parser():
     p = parser("state", "Show, check and fix kubelet CPU / memory manager checkpoint files.")
     sub = p.add_subparsers(dest="action", metavar="{show,check}")

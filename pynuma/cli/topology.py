@@ -13,10 +13,6 @@ parses its few options by hand and writes JSON with its own small writer
 """
 import sys
 
-#: every file this command opens is closed before it returns: the launcher may end the process
-#: without the interpreter's teardown (pynuma.__main__)
-NOTHING_TO_TEAR_DOWN = True
-
 USAGE = ("usage: pynuma topology [--json | --distances | --devices] [--root DIR | --topology FILE] [--save FILE]")
 HELP = USAGE + """
 

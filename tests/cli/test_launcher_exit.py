@@ -209,3 +209,9 @@ def test_output_to_a_full_disk_is_one_line_and_exit_1(root, argv):
     assert res.returncode == 1, res.stderr
     lines = res.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("pynuma") and "No space left on device" in lines[0], res.stderr
+
+
+def test_the_commands_that_close_every_file_are_commands():
+    from pynuma.cli import CLOSE_EVERY_FILE, COMMANDS
+
+    assert CLOSE_EVERY_FILE and CLOSE_EVERY_FILE <= set(COMMANDS)
