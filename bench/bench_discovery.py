@@ -22,11 +22,15 @@ What is compared, per dump of ``$PYNUMA_CONFORMANCE_DIR/topology`` (default
 * **first**: that first ``discover(root)`` in each fresh process (its modules
   imported, nothing discovered yet), reported apart from the warm figure:
   ``first/warm`` is the median over the rounds of one process's first call
-  over its own warm passes.
+  over its own warm passes.  ``floor f/w`` is the same for the floor (the
+  pass that warms its caches over its warm ones): how much of a cold first
+  call the I/O alone explains.
 * **whole process**: ``pynuma topology --json --root DUMP`` from a regular
   (non-editable) install in a throwaway venv, against that venv's
   ``python -c pass`` and ``lstopo-no-graphics --of xml -i DUMP`` (Debian
-  ``hwloc-nox``/``hwloc``) when installed.
+  ``hwloc-nox``/``hwloc``) when installed.  ``floor cold`` is the floor's
+  first pass (ms): the same I/O in C in a fresh process, a lower bound for
+  any discovery's share of the whole process.
 
 Every compared command runs in alternation, round after round; each figure
 is the min and the median over the rounds (a round's in-process figure is
@@ -113,9 +117,9 @@ int main(int argc, char **argv) {
     fclose(lf);
     int passes = atoi(argv[3]);
     static char buf[1 << 16]; char *big = NULL; size_t bigcap = 0; long sink = 0;
-    double t0 = 0;
+    double start = now(), t0 = 0, first = 0;
     for (int r = -1; r < passes; r++) {  /* pass -1 warms the caches, as the discover side's first call */
-        if (r == 0) t0 = now();
+        if (r == 0) { t0 = now(); first = t0 - start; }
         for (size_t i = 0; i < n; i++) {
             const char *p = e[i].path;
             if (e[i].kind == 'F') {
@@ -152,7 +156,7 @@ int main(int argc, char **argv) {
             }
         }
     }
-    printf("%.3f %ld %d\n", (now() - t0) / passes, sink % 7, have_openat2);
+    printf("%.3f %ld %d %.3f\n", (now() - t0) / passes, sink % 7, have_openat2, first);
     (void)buf;
     return 0;
 }
@@ -254,11 +258,12 @@ def in_process(floor: Path, root: Path, listing: Path, rounds: int, venv: "Path 
     probe = float(subprocess.run([str(floor), str(root), str(listing), "3"], capture_output=True, text=True,
                                  check=True).stdout.split()[0])
     passes = max(3, int(20_000 / max(probe, 1.0)))  # a batch of ~20 ms on each side
-    out = {"floor": [], "native": [], "pure": [], "first": [], "passes": passes, "native_in_use": True}
+    out = {"floor": [], "floor_first": [], "native": [], "pure": [], "first": [], "passes": passes, "native_in_use": True}
     for _ in range(rounds):
         res = subprocess.run([str(floor), str(root), str(listing), str(passes)], capture_output=True, text=True,
                              check=True).stdout.split()
         out["floor"].append(float(res[0]))
+        out["floor_first"].append(float(res[3]))
         out["openat2"] = res[2] == "1"
         native = Worker(root, pure=False, venv=venv)
         out["first"].append(native.first)
@@ -314,7 +319,7 @@ def main() -> int:
         print("in process: warm per-pass times, min and median over interleaved rounds (us); "
               "first: the first discover() in a fresh process\n")
         head = (f"{'case':32} {'cpus':>4} {'files':>5} {'floor min':>9} {'median':>9} {'native min':>10} "
-                f"{'median':>9} {'ratio':>6} {'+us':>6} {'first/warm':>10} {'pure/nat':>8}")
+                f"{'median':>9} {'ratio':>6} {'+us':>6} {'first/warm':>10} {'floor f/w':>9} {'pure/nat':>8}")
         print(head)
         print("-" * len(head))
         rows, proc_rows = [], []
@@ -333,19 +338,22 @@ def main() -> int:
             extra = statistics.median(res["native"]) - statistics.median(res["floor"])
             # each process's first call over its own warm passes, then the median over the rounds
             first_ratio = statistics.median(f / w for f, w in zip(res["first"], res["native"]))
+            # the same for the floor: how much of a cold first call the I/O alone explains
+            floor_first_ratio = statistics.median(f / w for f, w in zip(res["floor_first"], res["floor"]))
             pure_ratio = statistics.median(res["pure"]) / statistics.median(res["native"])
             # each round's native batch over the floor run just before it: drift between rounds cancels
             paired = statistics.median(n / f for n, f in zip(res["native"], res["floor"]))
             rows.append((case.name, cpus, ratio, extra, first_ratio, paired))
             print(f"{case.name:32} {cpus:4} {sum(e[0] == 'F' for e in entries):5} {stats(res['floor'])} "
                   f"{nmin:10.1f} {statistics.median(res['native']):9.1f} {ratio:6.2f} {extra:6.0f} "
-                  f"{first_ratio:10.2f} {pure_ratio:8.2f}", flush=True)
+                  f"{first_ratio:10.2f} {floor_first_ratio:9.2f} {pure_ratio:8.2f}", flush=True)
             if not args.no_process:
                 cmds = {"python": [str(venv / "bin" / "python"), "-c", "pass"],
                         "pynuma": [str(venv / "bin" / "pynuma"), "topology", "--json", "--root", str(root)]}
                 if lstopo:
                     cmds["lstopo"] = [lstopo, "--of", "xml", "-i", str(root)]
-                proc_rows.append((case.name, cpus, whole_processes(cmds, args.proc_rounds)))
+                proc_rows.append((case.name, cpus, whole_processes(cmds, args.proc_rounds),
+                                  statistics.median(res["floor_first"]) / 1e3))
             shutil.rmtree(work / case.name)
         print()
         big = [r for r in rows if r[1] >= 8]
@@ -367,13 +375,13 @@ def main() -> int:
         if proc_rows:
             print("\nwhole process, ms (min and median over interleaved rounds)")
             head = f"{'case':32} {'cpus':>4} {'python min':>10} {'median':>9} {'pynuma min':>10} {'median':>9} " \
-                   f"{'-python':>8}" + (f" {'lstopo min':>10} {'median':>9}" if lstopo else "")
+                   f"{'-python':>8} {'floor cold':>10}" + (f" {'lstopo min':>10} {'median':>9}" if lstopo else "")
             print(head)
             print("-" * len(head))
-            for name, cpus, t in proc_rows:
+            for name, cpus, t, floor_cold in proc_rows:
                 over = statistics.median(t["pynuma"]) - statistics.median(t["python"])
                 line = f"{name:32} {cpus:4} {min(t['python']):10.1f} {statistics.median(t['python']):9.1f} " \
-                       f"{min(t['pynuma']):10.1f} {statistics.median(t['pynuma']):9.1f} {over:8.1f}"
+                       f"{min(t['pynuma']):10.1f} {statistics.median(t['pynuma']):9.1f} {over:8.1f} {floor_cold:10.1f}"
                 if lstopo:
                     line += f" {min(t['lstopo']):10.1f} {statistics.median(t['lstopo']):9.1f}"
                 print(line)
@@ -384,6 +392,10 @@ def main() -> int:
             print(f"\npynuma topology --json minus python -c pass (medians): worst {over_python(worst):.1f} ms "
                   f"({worst[0]}), met on {sum(over_python(r) <= 15 for r in proc_rows)} of {len(proc_rows)}; "
                   f"target 15 ms")
+            # the I/O alone, done by C in a process's first pass, is a lower bound for any discovery
+            bound = [f"{r[0]} {r[3]:.1f} ms" for r in proc_rows if r[3] > 15]
+            if bound:
+                print(f"  the floor's cold pass alone (the same I/O in C) is over 15 ms on: {', '.join(bound)}")
             if lstopo:
                 big = [r for r in proc_rows if r[1] >= 96]
                 slower = [r[0] for r in big if statistics.median(r[2]["pynuma"]) >= statistics.median(r[2]["lstopo"])]
