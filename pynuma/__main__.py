@@ -35,8 +35,8 @@ def launch() -> "None":
     try:
         try:
             code = main(owns_process=True)  # only here may a command handle signals itself
-        except SystemExit as done:  # a command's --help, or its parser's usage error
-            code = _exit_code(done.code)
+        except KeyboardInterrupt:  # Ctrl-C: the shell's convention
+            code = 130
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
@@ -58,16 +58,6 @@ def launch() -> "None":
 
         os._exit(code)
     sys.exit(code)
-
-
-def _exit_code(code: object) -> int:
-    """The process exit code ``sys.exit(code)`` would give (a text is printed, and gives 1)."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
 
 
 def _unwritable_output_to_devnull() -> None:

@@ -55,8 +55,10 @@ def _usage() -> str:
 def main(argv=None, owns_process: bool = False) -> int:
     """Run one command line and return its exit code.
 
-    Safe to embed: it never ends the process and leaves the caller's garbage
-    collector, buffered files and ``finally`` blocks as they were.
+    Safe to embed: it never ends the process (a usage error or ``--help``
+    returns 2 or 0), lets the caller's ``KeyboardInterrupt`` through, and
+    leaves the caller's garbage collector, buffered files and ``finally``
+    blocks as they were.
     ``owns_process`` is for the launcher alone (:func:`pynuma.__main__.launch`):
     only then may a command such as ``pynuma agent`` handle SIGTERM itself.
     """
@@ -75,7 +77,7 @@ def main(argv=None, owns_process: bool = False) -> int:
     name = argv[0]
     entry = COMMANDS.get(name)
     if entry is None:
-        print(f"pynuma: error: unknown command {name!r} (see 'pynuma --help')", file=sys.stderr)
+        print(f"pynuma: error: unknown command {name!r} (see 'pynuma --help')", file=stderr())
         return 2
     from .._impl import import_module
 
@@ -84,7 +86,7 @@ def main(argv=None, owns_process: bool = False) -> int:
     except ModuleNotFoundError as err:
         if err.name != entry[0]:
             raise
-        print(f"pynuma {name}: error: this command is not available in this build", file=sys.stderr)
+        print(f"pynuma {name}: error: this command is not available in this build", file=stderr())
         return 1
     common = sys.modules.get("pynuma.cli._common")  # loaded only by the commands that parse with it
     if common is not None:
@@ -93,8 +95,8 @@ def main(argv=None, owns_process: bool = False) -> int:
     _owns_process = owns_process
     try:
         return int(module.main(argv[1:]) or 0)
-    except KeyboardInterrupt:
-        return 130
+    except SystemExit as done:  # a command's --help, or its parser's usage error (already printed)
+        return exit_code(done.code)
     except BrokenPipeError:
         return 0
     except Exception as err:
@@ -117,11 +119,44 @@ def main(argv=None, owns_process: bool = False) -> int:
         _owns_process = False
 
 
+def exit_code(code: object) -> int:
+    """The exit code ``sys.exit(code)`` would give (a text is printed on stderr, and gives 1)."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=stderr())
+    return 1
+
+
 def _say_error(prog: str, message: str) -> None:
     """One line on stderr: names in ``message`` (paths, file content) may hold newlines or escapes."""
     from ._common import printable
 
-    print(f"{prog}: error: {printable(message)}", file=sys.stderr)
+    print(f"{prog}: error: {printable(message)}", file=stderr())
+
+
+class _Discard:
+    """The stream of a process that has none (``pythonw``; a stream closed before the start)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+_DISCARD = _Discard()
+
+
+def stdout():
+    """Where a command writes its output: ``sys.stdout``, or a sink that discards when there is none."""
+    return sys.stdout if sys.stdout is not None else _DISCARD
+
+
+def stderr():
+    """Where a command writes its errors and warnings: ``sys.stderr``, or a sink that discards."""
+    return sys.stderr if sys.stderr is not None else _DISCARD
 
 
 #: whether the command now running was started by a launcher that ends the process after it

@@ -6,19 +6,20 @@ options and parses ordinary command lines itself (:mod:`._args`), and
 """
 from __future__ import annotations
 
-import sys
+from _thread import _local
 
+from . import stdout
 from ._args import REMAINDER, Parser  # noqa: F401 - REMAINDER is argparse.REMAINDER for the commands
 
 _parser_class: list = []
-# the prog of the innermost parser that ran ("pynuma hints merge"): errors raised after parsing name it
-_running = None
+# per thread (command lines run in several threads of one program at once): the prog of the innermost
+# parser that ran ("pynuma hints merge"), which errors raised after parsing name
+_running = _local()
 
 
 def _note_running(prog: str) -> None:
-    global _running
     # a subcommand's parser runs inside its parent's parse, so the last one to start is the innermost
-    _running = prog
+    _running.prog = prog
 
 
 def _real_parser_class():
@@ -41,14 +42,13 @@ def _real_parser_class():
 def error_prog(command: str) -> str:
     """What an error of ``pynuma COMMAND`` is prefixed with: the full subcommand when one was parsed."""
     base = f"pynuma {command}"
-    running = _running
+    running = getattr(_running, "prog", None)
     return running if running and (running == base or running.startswith(base + " ")) else base
 
 
 def forget_running() -> None:
     """Start a new command line: no subcommand parsed yet."""
-    global _running
-    _running = None
+    _running.prog = None
 
 
 def parser(command: str, description: str) -> Parser:
@@ -92,8 +92,8 @@ def printable(text: str, lines: bool = False) -> str:
 
 def print_json(obj) -> None:
     """Write ``obj`` as JSON to stdout, followed by a newline (``json.dumps(obj, indent=2)``)."""
-    sys.stdout.write(json_text(obj))
-    sys.stdout.write("\n")
+    stdout().write(json_text(obj))
+    stdout().write("\n")
 
 
 def json_text(obj, indent: int = 2) -> str:

@@ -16,11 +16,10 @@ saved dump).
 """
 from __future__ import annotations
 
-import sys
 import threading
 from typing import Optional
 
-from . import _common
+from . import _common, stderr, stdout
 
 
 def _parser():
@@ -50,7 +49,7 @@ def _summary(agent, as_json: bool) -> None:
                             "published": dict(agent.publisher.published),
                             "errors": [{"where": w, "message": m} for _, w, m in agent.errors]})
         return
-    w = sys.stdout.write
+    w = stdout().write
     w(f"node {agent.node_name}: {'leader' if agent.is_leader else 'standby'} "
       f"(lease holder {lease.holder_identity if lease else '-'})\n")
     if status is not None:
@@ -92,7 +91,7 @@ def serve(root: str = "/", config=None, node_name=None, state_dir=None, output_d
             agent.step()
             _summary(agent, as_json)
             for _, where, message in agent.errors:
-                print(f"pynuma agent: warning: {where}: {message}", file=sys.stderr)
+                print(f"pynuma agent: warning: {where}: {message}", file=stderr())
             return 1 if agent.errors else 0
         stop = threading.Event()
         restore = _install_stop_handlers(stop)
@@ -101,7 +100,10 @@ def serve(root: str = "/", config=None, node_name=None, state_dir=None, output_d
             while not stop.wait(1.0):  # a timed wait lets Ctrl-C through on every Python
                 pass
         except KeyboardInterrupt:
-            pass
+            from . import owns_process
+
+            if not owns_process():
+                raise  # an embedder's interrupt is the embedder's to handle (the agent stops first)
         finally:
             restore()
             agent.stop()

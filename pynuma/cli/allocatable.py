@@ -7,9 +7,7 @@ and what it enforces on the ``kubepods`` cgroup.
 """
 from __future__ import annotations
 
-import sys
-
-from . import _common
+from . import _common, stdout
 from ..agent.capacity import discover_capacity  # one rule, shared with the agent
 
 
@@ -133,7 +131,7 @@ def main(argv) -> int:
                             "unknown": unknown})
         return 0
     _humanize(rows)
-    w = sys.stdout.write
+    w = stdout().write
     cols = ("resource", "capacity", "kube_reserved", "system_reserved", "eviction_hard", "allocatable", "enforced")
     heads = ("RESOURCE", "CAPACITY", "KUBE", "SYSTEM", "EVICTION", "ALLOCATABLE", "KUBEPODS")
     widths = [max(len(h), *(len(r[c] or "-") for r in rows)) for c, h in zip(cols, heads)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from . import _common
+from . import _common, stderr
 
 
 def build_parser():
@@ -32,8 +32,8 @@ def build_parser():
 
 def _progress(done: int, total: int, label: str) -> None:
     end = "\n" if done == total else ""
-    sys.stderr.write(f"\r\x1b[Kpynuma bench: [{done}/{total}] {label}{end}")
-    sys.stderr.flush()
+    stderr().write(f"\r\x1b[Kpynuma bench: [{done}/{total}] {label}{end}")
+    stderr().flush()
 
 
 def _table(title: str, result, matrix, fmt: str) -> list:
@@ -86,7 +86,7 @@ def main(argv) -> int:
                 raise InputError(f"--{opt.replace('_', '-')}: NUMA node {bad[0]} does not exist (nodes: "
                                  f"{','.join(map(str, sorted(known)))})")
             picks[opt] = list(nodes)
-    progress = _progress if sys.stderr.isatty() and not args.json else None
+    progress = _progress if sys.stderr is not None and sys.stderr.isatty() and not args.json else None
     result = membench.run(topo, size=size, duration=args.duration, threads=args.threads,
                           progress=progress, **picks)
     if args.json:

@@ -13,7 +13,7 @@ JSON is a list with one object per process.
 """
 from __future__ import annotations
 
-from . import _common
+from . import _common, stderr
 
 
 def build_parser():
@@ -136,7 +136,5 @@ def main(argv) -> int:
     if args.json:
         _common.print_json(results)
     if vanished:
-        import sys
-
-        print(f"pynuma bind: {vanished} matching process(es) exited before they could be changed", file=sys.stderr)
+        print(f"pynuma bind: {vanished} matching process(es) exited before they could be changed", file=stderr())
     return 0

@@ -7,10 +7,9 @@ the status message the kubelet would write).  ``--explain`` shows how
 """
 from __future__ import annotations
 
-import sys
 import time
 
-from . import _common
+from . import _common, stdout
 
 
 def _parser():
@@ -225,7 +224,7 @@ def _print_table(out):
 
     def w(text: str) -> None:
         # pod names and uids come from manifests and cgroup directory names: never raw to the terminal
-        sys.stdout.write(printable(text, lines=True))
+        stdout().write(printable(text, lines=True))
     w(f"{'SIGNAL':<28} {'AVAILABLE':>12} {'CAPACITY':>12} {'THRESHOLD':>12} {'KIND':<10} MET\n")
     for r in out["signals"]:
         kind = "hard" if r["hard"] else f"soft {r['grace_period_s']:g}s"
@@ -329,14 +328,18 @@ def main(argv) -> int:
                 _common.print_json(out)
             else:
                 if passes:
-                    sys.stdout.write("\n")
+                    stdout().write("\n")
                 if args.watch is not None:
-                    sys.stdout.write(f"--- pass {out['pass']} at {out['time']}\n")
+                    stdout().write(f"--- pass {out['pass']} at {out['time']}\n")
                 _print_table(out)
-            sys.stdout.flush()
+            stdout().flush()
             passes += 1
             if args.watch is None or (args.count is not None and passes >= args.count):
                 return 0
             time.sleep(args.watch)
     except KeyboardInterrupt:
-        return 0
+        from . import owns_process
+
+        if not owns_process():
+            raise  # an embedder's interrupt is the embedder's to handle
+        return 0  # Ctrl-C ends a watch

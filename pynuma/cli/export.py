@@ -14,9 +14,7 @@ serves the metrics until SIGTERM / Ctrl-C.
 """
 from __future__ import annotations
 
-import sys
-
-from . import _common
+from . import _common, stderr, stdout
 
 
 def _parser():
@@ -100,12 +98,12 @@ def nrt_main(args) -> int:
         errors = nrt_errors(obj, nrt_schema(args.crd))
         if errors:
             print(f"pynuma export nrt: error: does not fit {args.crd}: {errors[0]}"
-                  + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""), file=sys.stderr)
+                  + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""), file=stderr())
             return 1
     if args.format == "yaml":
         import yaml
 
-        sys.stdout.write(yaml.safe_dump(obj, sort_keys=False))
+        stdout().write(yaml.safe_dump(obj, sort_keys=False))
     else:
         _common.print_json(obj)
     return 0

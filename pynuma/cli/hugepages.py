@@ -5,9 +5,7 @@
 """
 from __future__ import annotations
 
-import sys
-
-from . import _common
+from . import _common, stderr
 
 
 def _size_label(size_kb: int) -> str:
@@ -138,7 +136,7 @@ def _set(argv) -> int:
             print(r.describe())
     for r in short:
         print(f"pynuma hugepages set: error: {_size_label(r.size_kb)}: asked for {r.requested} pages, the kernel gave "
-              f"{r.after} (short by {r.shortfall}; memory may be fragmented)", file=sys.stderr)
+              f"{r.after} (short by {r.shortfall}; memory may be fragmented)", file=stderr())
     return 1 if short else 0
 
 

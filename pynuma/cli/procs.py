@@ -14,9 +14,7 @@ when a requested pid could not be shown.
 """
 from __future__ import annotations
 
-import sys
-
-from . import _common
+from . import _common, stderr, stdout
 
 
 def build_parser():
@@ -53,7 +51,7 @@ def _table(rows) -> None:
                       "?" if p.policy is None else str(p.policy)))
     widths = [max(len(line[i]) for line in lines) for i in range(len(head) - 1)]
     for line in lines:
-        sys.stdout.write("  ".join(v.ljust(w) for v, w in zip(line, widths)) + "  " + line[-1] + "\n")
+        stdout().write("  ".join(v.ljust(w) for v, w in zip(line, widths)) + "  " + line[-1] + "\n")
 
 
 def main(argv) -> int:
@@ -73,13 +71,13 @@ def main(argv) -> int:
     else:
         _table(found)
     for text in found.warnings:
-        print(f"pynuma procs: warning: {text}", file=sys.stderr)
+        print(f"pynuma procs: warning: {text}", file=stderr())
     denied = found.denied - len(found.refused)  # requested ones get their own line below
     skipped = [f"{n} {what}" for n, what in ((found.vanished, "vanished"), (denied, "denied access")) if n]
     if skipped:
-        print(f"pynuma procs: skipped {', '.join(skipped)}", file=sys.stderr)
+        print(f"pynuma procs: skipped {', '.join(skipped)}", file=stderr())
     for pid in found.missing:
-        print(f"pynuma procs: error: pid {pid}: no such process", file=sys.stderr)
+        print(f"pynuma procs: error: pid {pid}: no such process", file=stderr())
     for pid in found.refused:
-        print(f"pynuma procs: error: pid {pid}: access to its memory map denied", file=sys.stderr)
+        print(f"pynuma procs: error: pid {pid}: access to its memory map denied", file=stderr())
     return 1 if found.missing or found.refused else 0

@@ -5,17 +5,20 @@
     pynuma run --preferred 1 --dry-run --json -- true
 
 The memory policy is set on this process (it survives ``exec``), then the
-CPU affinity, then the command replaces pynuma.  Exit status: the
-command's own; 2 for bad options or ids (named); 1 when the kernel refuses;
-127/126 when the command is not found / not executable (as ``env`` and
-``timeout`` do).
+CPU affinity, then the command replaces pynuma.  Called through
+:func:`pynuma.cli.main` inside another program, which pynuma must not
+replace, the command runs as a child instead: the placement is set on a
+short-lived thread of pynuma's own (both settings belong to a thread and
+pass to the processes it starts), so the caller's threads keep theirs.
+Exit status: the command's own (128 + N when signal N ended the child);
+2 for bad options or ids (named); 1 when the kernel refuses; 127/126 when
+the command is not found / not executable (as ``env`` and ``timeout`` do).
 """
 from __future__ import annotations
 
 import os
-import sys
 
-from . import _common
+from . import _common, stderr, stdout
 
 POLICY_OPTIONS = (
     ("membind", "bind", "allocate only on NODES"),
@@ -91,7 +94,6 @@ def main(argv) -> int:
     if not command and not args.dry_run:
         p.error("no command given (pynuma run [OPTIONS] -- CMD ARGS...)")
     from .. import bind
-    from ..errors import InputError
     from ..fsroot import FsRoot
 
     fs = FsRoot(args.root)
@@ -109,19 +111,65 @@ def main(argv) -> int:
                   + (f" on nodes {plan['nodes']}" if plan["nodes"] else ""))
         return 0
     fs.require_host("pynuma run")
-    if policy is not None:
-        bind.set_mempolicy(policy[0], policy[1], static=args.static, relative=args.relative, fs=fs)
-    if cpus is not None:
-        bind.set_affinity(cpus, 0, fs=fs)
-    sys.stdout.flush()
+
+    def place() -> None:
+        """The placement, on the calling thread (inherited by what it starts, kept across ``exec``)."""
+        if policy is not None:
+            bind.set_mempolicy(policy[0], policy[1], static=args.static, relative=args.relative, fs=fs)
+        if cpus is not None:
+            bind.set_affinity(cpus, 0, fs=fs)
+
+    stdout().flush()
+    from . import owns_process
+
+    if not owns_process():
+        return _run_child(command, place)
+    place()
     try:
         os.execvp(command[0], command)
-    except FileNotFoundError:
-        print(f"pynuma run: error: command not found: {command[0]}", file=sys.stderr)
-        return 127
-    except PermissionError:
-        print(f"pynuma run: error: command not executable: {command[0]}", file=sys.stderr)
-        return 126
     except OSError as err:
-        raise InputError(f"cannot run {command[0]}: {err.strerror}") from err
+        return _cannot_start(command, err)
     return 1  # not reached
+
+
+def _run_child(command, place) -> int:
+    """Run ``command`` as a child started by a thread that took the placement, and wait for it."""
+    import subprocess
+    import threading
+
+    outcome: dict = {}
+
+    def start() -> None:
+        try:
+            place()
+        except BaseException as err:  # noqa: B902 - handed to the caller's thread below
+            outcome["error"] = err
+            return
+        try:
+            outcome["child"] = subprocess.Popen(command)
+        except OSError as err:
+            outcome["spawn_error"] = err
+
+    starter = threading.Thread(target=start, name="pynuma-run-placement")
+    starter.start()
+    starter.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    if "spawn_error" in outcome:
+        return _cannot_start(command, outcome["spawn_error"])
+    with outcome["child"] as child:
+        code = child.wait()
+    return 128 - code if code < 0 else code
+
+
+def _cannot_start(command, err: OSError) -> int:
+    """The exit status (and line) for a command that could not be started, as ``env`` gives them."""
+    if isinstance(err, FileNotFoundError):
+        print(f"pynuma run: error: command not found: {command[0]}", file=stderr())
+        return 127
+    if isinstance(err, PermissionError):
+        print(f"pynuma run: error: command not executable: {command[0]}", file=stderr())
+        return 126
+    from ..errors import InputError
+
+    raise InputError(f"cannot run {command[0]}: {err.strerror}") from err

@@ -18,8 +18,8 @@ manager); each kind registers its ``show``/``check`` in :data:`HANDLERS`.
 from __future__ import annotations
 
 import os
-import sys
 
+from . import stdout
 from ..errors import InputError
 from ._common import add_json, add_root, parser, print_json
 
@@ -256,5 +256,5 @@ def main(argv) -> int:
         raise InputError(f"{args.file}: {kind} manager state files are not supported by this build")
     show, check = handlers
     rc = (show if args.action == "show" else check)(args, text, doc)
-    sys.stdout.flush()
+    stdout().flush()
     return rc

@@ -11,7 +11,8 @@ The whole command must cost little more than the interpreter's start, so it
 parses its few options by hand and writes JSON with its own small writer
 (``pynuma.cli._jsonout``) instead of importing argparse and json.
 """
-import sys
+
+from . import stderr, stdout
 
 USAGE = ("usage: pynuma topology [--json | --distances | --devices] [--root DIR | --topology FILE] [--save FILE]")
 HELP = USAGE + """
@@ -77,10 +78,10 @@ def main(argv) -> int:
     try:
         opts = _parse_args(argv)
     except _Usage as err:
-        sys.stderr.write(f"pynuma topology: error: {err} (see 'pynuma topology --help')\n")
+        stderr().write(f"pynuma topology: error: {err} (see 'pynuma topology --help')\n")
         return 2
     if opts["help"]:
-        sys.stdout.write(HELP)
+        stdout().write(HELP)
         return 0
     return _run(opts)
 
@@ -108,13 +109,13 @@ def _run(opts: dict) -> int:
         # which reader answered: shown, not saved (a saved topology is the machine's, whoever read it);
         # asked of the reader's area only: the other native modules cost this command ~6 ms to import
         shown = dict(data, native_reader={"built": native_available("fsread"), "in_use": native_in_use("fsread")})
-        sys.stdout.write(dumps(shown, indent=2) + "\n")
+        stdout().write(dumps(shown, indent=2) + "\n")
     elif opts["distances"]:
-        sys.stdout.write(render_distances(topo))
+        stdout().write(render_distances(topo))
     else:
         from ._topology_tree import render_tree
 
-        sys.stdout.write(render_tree(topo))
+        stdout().write(render_tree(topo))
     return 0
 
 
@@ -131,7 +132,7 @@ def _save(path: str, data: dict, topo) -> None:
             raise InputError(f"--save {path}: {err.strerror}") from None
         raise from_oserror(err, path) from None
     nodes = len(topo.numa_nodes)
-    sys.stderr.write(f"pynuma topology: saved {path}: {len(topo.online_cpus)} CPUs, {nodes} NUMA "
+    stderr().write(f"pynuma topology: saved {path}: {len(topo.online_cpus)} CPUs, {nodes} NUMA "
                      f"node{'s' if nodes != 1 else ''} (load it with --topology {path})\n")
 
 
@@ -144,10 +145,10 @@ def _show_devices(topo, opts) -> int:
     if opts["save"]:
         _save(opts["save"], topo.to_dict(), topo)
     if opts["json"]:
-        sys.stdout.write(dumps({"devices": [d.to_dict() for d in topo.devices],
+        stdout().write(dumps({"devices": [d.to_dict() for d in topo.devices],
                                 "net_interfaces": [n.to_dict() for n in topo.net_interfaces]}, indent=2) + "\n")
     else:
-        sys.stdout.write(_devices.render_devices(topo))
+        stdout().write(_devices.render_devices(topo))
     return 0
 
 
