@@ -19,16 +19,11 @@ if TYPE_CHECKING:  # annotations only: importing typing costs the commands' star
 else:
     Ids = "Union[str, int, Sequence[int], CPUSet, None]"  # the alias, spelled out (typing not imported)
 
-_host: Optional[FsRoot] = None
-
-
 def host(fs: Optional[FsRoot], what: str) -> FsRoot:
-    """``fs`` (default: the live host), refusing a fake root for ``what``."""
-    global _host
+    """``fs`` (default: the live host, opened for this call and closed when dropped), refusing a fake
+    root for ``what``."""
     if fs is None:
-        if _host is None:
-            _host = FsRoot("/")
-        fs = _host
+        fs = FsRoot("/")
     fs.require_host(what)
     return fs
 

@@ -82,3 +82,12 @@ class FileLock:
             if self._fd >= 0:
                 os.close(self._fd)
                 self._fd = -1
+
+    def __del__(self) -> None:
+        # a lock dropped without close() takes its descriptor with it (which also drops the flock)
+        fd, self._fd = getattr(self, "_fd", -1), -1
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass

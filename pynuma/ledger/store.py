@@ -60,19 +60,27 @@ class Ledger:
         self._mutex = threading.RLock()
         self._lock = FileLock(self.path + ".lock", timeout)
         self._lock._open()  # an unwritable directory fails here, with the OS's reason and the path
+        self._conn = None
         try:
-            self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
-            sql.prepare(self._conn)
-        except sqlite3.DatabaseError as err:
+            try:
+                self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None,
+                                             check_same_thread=False)
+                sql.prepare(self._conn)
+            except sqlite3.DatabaseError as err:
+                raise CheckpointError(f"{self.path}: {err}") from None
+            # files a writer killed between its commit and its file writes left behind, rewritten on open
+            # (``repair=False``: left for :meth:`check_checkpoints` to report)
+            self.synced_on_open: List[str] = []
+            with self._mutex, self._lock:
+                self._run(sql.create)
+                if repair:
+                    self.synced_on_open = checkpoints.sync(self.checkpoint_dir, checkpoints.derive(self._read()))
+        except BaseException:
+            # a ledger that failed to open holds nothing: its connection and lock file close here
+            if self._conn is not None:
+                self._conn.close()
             self._lock.close()
-            raise CheckpointError(f"{self.path}: {err}") from None
-        # files a writer killed between its commit and its file writes left behind, rewritten on open
-        # (``repair=False``: left for :meth:`check_checkpoints` to report)
-        self.synced_on_open: List[str] = []
-        with self._mutex, self._lock:
-            self._run(sql.create)
-            if repair:
-                self.synced_on_open = checkpoints.sync(self.checkpoint_dir, checkpoints.derive(self._read()))
+            raise
 
     # -- plumbing ------------------------------------------------------------------------------------
     def _run(self, fn, *args):
