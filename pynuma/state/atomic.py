@@ -15,13 +15,18 @@ def write_atomic(path: str, data, mode=None) -> None:
     """
     if isinstance(data, str):
         data = data.encode("utf-8")
+    try:
+        st = os.lstat(path)
+    except OSError:
+        st = None
+    if st is not None and not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):
+        # a device, FIFO, socket or directory in its place is never replaced (--save /dev/null)
+        from ..errors import InputError
+
+        raise InputError(f"{path}: not a regular file ({_kind(st.st_mode)}); not replaced")
     if mode is None:
-        # the replaced file's own mode; a symlink or device in its place lends nothing (/dev/zero is 0666)
-        try:
-            st = os.lstat(path)
-            mode = st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else 0o644
-        except OSError:
-            mode = 0o644
+        # the replaced file's own mode; a symlink in its place lends nothing
+        mode = st.st_mode & 0o7777 if st is not None and stat.S_ISREG(st.st_mode) else 0o644
     import tempfile  # here, not at the top: reading a checkpoint need not pay for it
 
     directory = os.path.dirname(os.path.abspath(path))
@@ -44,3 +49,11 @@ def write_atomic(path: str, data, mode=None) -> None:
         os.fsync(dfd)
     finally:
         os.close(dfd)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a file"

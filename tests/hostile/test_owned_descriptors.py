@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import gc
+import os
+import stat
 
 import pytest
 
@@ -35,3 +37,17 @@ def test_binding_calls_keep_no_descriptor_open():
     if bind.mempolicy_supported():
         bind.get_mempolicy()
     assert open_fds() == before
+
+
+def test_the_atomic_writer_never_replaces_what_is_not_a_file(tmp_path):
+    from pynuma.errors import InputError
+    from pynuma.state.atomic import write_atomic
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for target in (fifo, tmp_path):
+        before = open_fds()
+        with pytest.raises(InputError, match=f"^{target}: not a regular file"):
+            write_atomic(str(target), "{}")
+        assert open_fds() == before
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and os.listdir(tmp_path) == ["fifo"]  # nothing left behind
