@@ -22,7 +22,7 @@ from .errors import InputError, ParseError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
-    from typing import Any, List
+    from typing import Any, List, Optional
 
 #: The largest input file read (bytes).  A manifest of thousands of pods or a
 #: kubelet checkpoint of a full node is a few MiB; ``/dev/zero`` or a sparse
@@ -75,26 +75,54 @@ def read_text(path: str) -> str:
         raise ParseError(path, f"not UTF-8 text: {err}") from None
 
 
-def _depth_exceeded(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Whether lists/maps nest deeper than ``limit`` (iteratively: no recursion to run out of)."""
-    stack = [(value, 1)]
+#: Most values a YAML input may stand for once its aliases are expanded (a plain document of any
+#: size is never refused: only one whose aliases make it stand for more than it holds).
+MAX_EXPANDED_VALUES = 1_000_000
+
+
+def _shape_problem(value: Any) -> "Optional[str]":
+    """Why a parsed value is refused, or ``None``: nested deeper than :data:`MAX_DEPTH`, holding
+    itself, or (through YAML aliases) standing for more than :data:`MAX_EXPANDED_VALUES` values.
+
+    Each distinct list or map is measured once (iteratively: no recursion to run out of), so an
+    "alias bomb" is measured without being expanded.
+    """
+    height: dict = {}  # id -> levels of lists/maps from it down
+    size: dict = {}  # id -> values it stands for, itself included
+    on_path = set()
+    shared = False
+    stack = [(value, False)]
     while stack:
-        v, depth = stack.pop()
-        if isinstance(v, dict):
-            items = v.values()
-        elif isinstance(v, list):
-            items = v
-        else:
+        v, measured_children = stack.pop()
+        if not isinstance(v, (dict, list)):
             continue
-        if depth > limit:
-            return True
-        stack.extend((x, depth + 1) for x in items if isinstance(x, (dict, list)))
-    return False
+        key = id(v)
+        items = v.values() if isinstance(v, dict) else v
+        if measured_children:
+            kids = [x for x in items if isinstance(x, (dict, list))]
+            height[key] = 1 + max((height[id(x)] for x in kids), default=0)
+            size[key] = 1 + len(v) - len(kids) + sum(size[id(x)] for x in kids)
+            on_path.discard(key)
+            if height[key] > MAX_DEPTH:
+                return f"nested more than {MAX_DEPTH} levels deep"
+            continue
+        if key in height:
+            shared = True  # a second reference to one list or map: a YAML alias
+            continue
+        if key in on_path:
+            return "holds itself (a YAML alias to a node that encloses it)"
+        on_path.add(key)
+        stack.append((v, True))
+        stack.extend((x, False) for x in items if isinstance(x, (dict, list)))
+    if shared and size.get(id(value), 1) > MAX_EXPANDED_VALUES:
+        return f"its aliases expand it to more than {MAX_EXPANDED_VALUES:,} values"
+    return None
 
 
 def _shallow(path: str, value: Any) -> Any:
-    if _depth_exceeded(value):
-        raise ParseError(path, f"nested more than {MAX_DEPTH} levels deep")
+    problem = _shape_problem(value)
+    if problem is not None:
+        raise ParseError(path, problem)
     return value
 
 
@@ -154,9 +182,10 @@ def load_yaml(path: str) -> Any:
     import yaml  # lazy: only YAML beyond the plain subset pays for it
 
     try:
-        return _shallow(path, yaml.safe_load(text))
+        doc = yaml.safe_load(text)
     except _yaml_errors() as err:
         raise _yaml_error(path, err) from None
+    return _shallow(path, doc)
 
 
 def load_items(path: str) -> List[Any]:

@@ -109,3 +109,33 @@ def test_five_thousand_digit_number_is_a_parse_error(tmp_path, load):
     p.write_text('{"cpu": ' + "9" * 5000 + "}")
     with pytest.raises(ParseError):
         load(str(p))
+
+
+BOMB = "\n".join(["x0: &x0 [a, a, a, a, a, a, a, a, a, a]"]
+                 + [f"x{i}: &x{i} [{', '.join([f'*x{i - 1}'] * 10)}]" for i in range(1, 9)]
+                 + ["spec: {containers: [{name: c, args: *x8}]}"])
+
+
+@pytest.mark.parametrize("load", [load_yaml, load_items])
+def test_an_alias_bomb_is_refused_without_being_expanded(tmp_path, load):
+    path = tmp_path / "pod.yaml"
+    path.write_text(BOMB)  # 1,000 bytes standing for 10**9 values
+    with pytest.raises(ParseError, match="aliases expand it to more than"):
+        load(str(path))
+
+
+@pytest.mark.parametrize("load", [load_yaml, load_items])
+def test_a_node_that_holds_itself_is_refused(tmp_path, load):
+    path = tmp_path / "pod.yaml"
+    path.write_text("a: &a [1, *a]\n")
+    with pytest.raises(ParseError, match="holds itself"):
+        load(str(path))
+
+
+def test_ordinary_aliases_and_big_plain_documents_load(tmp_path):
+    shared = tmp_path / "config.yaml"
+    shared.write_text("base: &base {cpu: 1, memory: 1Gi}\na: *base\nb: {<<: *base, cpu: 2}\n")
+    assert load_yaml(str(shared))["b"] == {"cpu": 2, "memory": "1Gi"}
+    plain = tmp_path / "big.json"
+    plain.write_text("[" + ",".join(["0"] * 1_500_000) + "]")  # more values than aliases may expand to
+    assert len(load_json(str(plain))) == 1_500_000
