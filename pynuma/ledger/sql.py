@@ -12,6 +12,7 @@ import json
 import sqlite3
 from typing import Dict, List, Sequence
 
+from ..limits import MAX_CPUS
 from ..cpuset import CPUSet
 from ..policy.memorymanager.state import Block
 from .model import Entry, LedgerView, NodeConfig, Placement
@@ -82,10 +83,15 @@ def create(conn: sqlite3.Connection) -> None:
         for statement in _statements(_SCHEMA):
             conn.execute(statement)
         row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is None and conn.execute("SELECT 1 FROM pods LIMIT 1").fetchone() is not None:
+            # a ledger that holds pods lost its meta rows: never reset its generation or config
+            raise sqlite3.DatabaseError("damaged: it holds pods but no schema, generation or config")
         if row is None:
             conn.executemany("INSERT INTO meta(key, value) VALUES (?, ?)",
                              [("schema", str(SCHEMA_VERSION)), ("generation", "0"),
                               ("config", json.dumps(NodeConfig().to_json()))])
+        elif not (isinstance(row[0], str) and row[0].isascii() and row[0].isdigit()):
+            raise sqlite3.DatabaseError(f"damaged: schema version {str(row[0])[:40]!r} is not a number")
         elif int(row[0]) > SCHEMA_VERSION:
             raise sqlite3.DatabaseError(f"ledger schema {row[0]} is newer than this pynuma understands "
                                         f"({SCHEMA_VERSION})")
@@ -106,21 +112,65 @@ def _statements(script: str):
             pending = ""
 
 
+class LedgerDamaged(Exception):
+    """The database holds what pynuma never writes (edited by hand or by another program)."""
+
+
+# what a value read back may fail with when the row was not written by pynuma
+_DECODING_ERRORS = (ValueError, TypeError, KeyError, AttributeError, IndexError, OverflowError, RecursionError)
+
+
 def _meta(conn: sqlite3.Connection, key: str) -> str:
-    return conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()[0]
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    if row is None or not isinstance(row[0], str):
+        raise LedgerDamaged(f"damaged: no {key} in its meta table")
+    return row[0]
+
+
+def _generation(conn: sqlite3.Connection) -> int:
+    text = _meta(conn, "generation")
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        raise LedgerDamaged(f"damaged: generation {text[:40]!r} is not a count")
+    return int(text)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text[:40]} out of range")
+    return value
+
+
+def _not_a_number(name: str):
+    raise ValueError(f"{name} is not a number")
+
+
+def _stored_json(text: str):
+    """A JSON column as pynuma writes it: finite numbers only."""
+    return json.loads(text, parse_float=_finite, parse_constant=_not_a_number)
 
 
 def read_view(conn: sqlite3.Connection) -> LedgerView:
-    """Everything, as one :class:`LedgerView` (call inside a transaction for a consistent read)."""
-    generation = int(_meta(conn, "generation"))
-    config = NodeConfig.from_json(json.loads(_meta(conn, "config")))
+    """Everything, as one :class:`LedgerView` (call inside a transaction for a consistent read);
+    :class:`LedgerDamaged` when a row holds what pynuma never writes."""
+    try:
+        return _decode_view(conn)
+    except _DECODING_ERRORS as err:
+        raise LedgerDamaged(f"damaged: {type(err).__name__}: {err}") from None
+
+
+def _decode_view(conn: sqlite3.Connection) -> LedgerView:
+    generation = _generation(conn)
+    config = NodeConfig.from_json(_stored_json(_meta(conn, "config")))
     cpus: Dict[str, Dict[str, List[int]]] = {}
     for cpu, uid, cont in conn.execute("SELECT cpu, pod_uid, container FROM cpus ORDER BY cpu"):
+        if type(cpu) is not int or not 0 <= cpu < MAX_CPUS:
+            raise ValueError(f"pod {uid!r} holds CPU {cpu!r}")
         cpus.setdefault(uid, {}).setdefault(cont, []).append(cpu)
     memory: Dict[str, Dict[str, List[Block]]] = {}
     for uid, cont, typ, size, numa in conn.execute(
             "SELECT pod_uid, container, type, size, numa FROM memory ORDER BY pod_uid, container, seq"):
-        memory.setdefault(uid, {}).setdefault(cont, []).append(Block(tuple(json.loads(numa)), typ, size))
+        memory.setdefault(uid, {}).setdefault(cont, []).append(Block(tuple(_stored_json(numa)), typ, size))
     devices: Dict[str, Dict[str, Dict[str, List[str]]]] = {}
     for res, dev, uid, cont in conn.execute(
             "SELECT resource, device_id, pod_uid, container FROM devices ORDER BY rowid"):
@@ -131,7 +181,10 @@ def read_view(conn: sqlite3.Connection) -> LedgerView:
             "FROM pods ORDER BY seq"):
         placement = Placement({c: CPUSet(ids) for c, ids in cpus.get(uid, {}).items()}, memory.get(uid, {}),
                               devices.get(uid, {}))
-        entries.append(Entry(uid, name, ns, state, json.loads(req), at, deadline, bound_at, gen, placement))
+        requests = _stored_json(req)
+        if not (isinstance(requests, dict) and all(type(v) is int for v in requests.values())):
+            raise ValueError(f"pod {uid!r}: its requests are not whole numbers")
+        entries.append(Entry(uid, name, ns, state, requests, at, deadline, bound_at, gen, placement))
     return LedgerView(generation, config, tuple(entries))
 
 
@@ -141,7 +194,7 @@ def _bump(conn: sqlite3.Connection, generation: int) -> None:
 
 def write_config(conn: sqlite3.Connection, config: NodeConfig) -> None:
     conn.execute("UPDATE meta SET value=? WHERE key='config'", (json.dumps(config.to_json(), sort_keys=True),))
-    _bump(conn, int(_meta(conn, "generation")) + 1)
+    _bump(conn, _generation(conn) + 1)
 
 
 def insert_entry(conn: sqlite3.Connection, e: Entry) -> None:

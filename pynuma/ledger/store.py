@@ -86,8 +86,12 @@ class Ledger:
     def _run(self, fn, *args):
         try:
             return fn(self._conn, *args)
+        except sqlite3.IntegrityError:
+            raise  # the schema's exclusivity guard: the transaction tells its writer
         except sqlite3.OperationalError as err:
             raise PynumaError(f"{self.path}: {err}") from None
+        except (sqlite3.DatabaseError, sql.LedgerDamaged) as err:  # not a ledger, a newer one, or damaged
+            raise CheckpointError(f"{self.path}: {err}") from None
 
     def _read(self) -> LedgerView:
         return self._run(sql.read_view)
