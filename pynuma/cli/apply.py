@@ -34,11 +34,12 @@ def _period_us(text: str) -> int:
     from ..errors import InputError
 
     for unit, scale in (("us", 1), ("µs", 1), ("ms", 1000), ("s", 1000000)):
-        if text.endswith(unit) and text[: -len(unit)].isdigit():
+        if text.endswith(unit) and text[: -len(unit)].isdigit() and len(text) - len(unit) <= 12:
             value = int(text[: -len(unit)]) * scale
             break
     else:
-        raise InputError(f"--cpu-cfs-quota-period {text!r}: expected a duration such as 100ms or 5000us")
+        shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
+        raise InputError(f"--cpu-cfs-quota-period {shown}: expected a duration from 1ms to 1s, such as 100ms")
     if not 1000 <= value <= 1000000:
         raise InputError(f"--cpu-cfs-quota-period {text}: must be between 1ms and 1s")
     return value

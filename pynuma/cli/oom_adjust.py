@@ -17,9 +17,11 @@ def main(argv: List[str]) -> int:
     from ..apply.oom import apply_oom_score_adj, validate
     from ..errors import InputError
     from ..fsroot import FsRoot
+    from ..limits import PID_MAX_LIMIT
 
-    if not args.pid.isdigit() or not args.pid.isascii() or int(args.pid) <= 0:
-        raise InputError(f"PID {args.pid!r}: expected a positive process id")
+    pid = args.pid
+    if not (pid.isdigit() and pid.isascii() and len(pid) <= 7 and 0 < int(pid) <= PID_MAX_LIMIT):
+        raise InputError(f"PID {args.pid[:40]!r}: expected a process id from 1 to {PID_MAX_LIMIT}")
     value = validate(args.value)
     with FsRoot("/") as fs:
         plan = apply_oom_score_adj(fs, [int(args.pid)], value, dry_run=args.dry_run, why="pynuma oom-adjust")

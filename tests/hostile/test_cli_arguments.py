@@ -1,0 +1,29 @@
+"""Arguments no parser expects are one error line (exit 2), never a traceback."""
+from __future__ import annotations
+
+import pytest
+
+from pynuma import cli
+from tests.fixtures.sysfs_builder import Machine
+
+HUGE = "9" * 5000  # more digits than int() converts
+
+
+@pytest.fixture
+def root(tmp_path):
+    return str(Machine(packages=1, nodes_per_package=1, cores_per_node=2, threads=1).write(tmp_path / "root"))
+
+
+@pytest.mark.parametrize("argv", [
+    ["hugepages", "set", f"2Mi={HUGE}", "--dry-run", "--root", "{root}"],
+    ["oom-adjust", "--dry-run", HUGE, "0"],
+    ["oom-adjust", "--dry-run", "4194305", "0"],
+    ["apply", "{pod}", "--root", "{root}", "--target-root", "--dry-run", "--cpu-cfs-quota-period", f"{HUGE}ms"],
+], ids=["hugepage count", "pid", "pid above the limit", "cfs period"])
+def test_numbers_too_long_to_convert(argv, root, tmp_path, capsys):
+    pod = tmp_path / "pod.json"
+    pod.write_text('{"metadata": {"name": "p", "uid": "u"}, "spec": {"containers": [{"name": "c"}]}}')
+    argv = [a.format(root=root, pod=pod) for a in argv]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and len(err) < 300, err
