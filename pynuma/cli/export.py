@@ -24,8 +24,10 @@ def _parser():
     nrt = sub.add_parser("nrt", help="print the NodeResourceTopology (v1alpha2) object")
     _common.add_topology_source(nrt)
     nrt.add_argument("--node-name", metavar="NAME", help="metadata.name (default: the host name under --root)")
-    nrt.add_argument("--policy", metavar="P", help="topologyManagerPolicy attribute (default: --config's, else none)")
-    nrt.add_argument("--scope", metavar="S", help="topologyManagerScope attribute (default: --config's, else container)")
+    nrt.add_argument("--policy", metavar="P", choices=("none", "best-effort", "restricted", "single-numa-node"),
+                     help="topologyManagerPolicy attribute (default: --config's, else none)")
+    nrt.add_argument("--scope", metavar="S", choices=("container", "pod"),
+                     help="topologyManagerScope attribute (default: --config's, else container)")
     nrt.add_argument("--state-dir", metavar="DIR", help="directory holding cpu_manager_state / memory_manager_state")
     nrt.add_argument("--config", metavar="FILE", help="KubeletConfiguration: reserved CPUs and memory, policies")
     nrt.add_argument("--format", choices=("json", "yaml"), default="json")
@@ -56,6 +58,12 @@ def _topology(args):
 
 def _node_name(args) -> str:
     if args.node_name:
+        if not _is_dns_subdomain(args.node_name):
+            from ..errors import InputError
+
+            shown = repr(args.node_name[:60]) + ("..." if len(args.node_name) > 60 else "")
+            raise InputError(f"--node-name {shown}: a node name is a DNS subdomain (RFC 1123): lowercase "
+                             "letters, digits, '-' and '.', at most 253 characters")
         return args.node_name
     from ..agent.nodeinfo import hostname
     from ..fsroot import FsRoot
@@ -64,6 +72,17 @@ def _node_name(args) -> str:
         return "localhost"
     with FsRoot(args.root or "/") as fs:
         return hostname(fs) or "localhost"
+
+
+_LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+
+
+def _is_dns_subdomain(name: str) -> bool:
+    """Whether ``name`` may name a Kubernetes object such as a Node (RFC 1123 subdomain)."""
+    if not 0 < len(name) <= 253:
+        return False
+    return all(0 < len(label) <= 63 and set(label) <= _LABEL_CHARS and label[0] != "-" and label[-1] != "-"
+               for label in name.split("."))
 
 
 def nrt_main(args) -> int:
@@ -95,7 +114,7 @@ def nrt_main(args) -> int:
     if args.crd:
         from ..export.validate import nrt_errors, nrt_schema
 
-        errors = nrt_errors(obj, nrt_schema(args.crd))
+        errors = nrt_errors(obj, nrt_schema(args.crd), args.crd)
         if errors:
             print(f"pynuma export nrt: error: does not fit {args.crd}: {errors[0]}"
                   + (f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""), file=stderr())

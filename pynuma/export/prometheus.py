@@ -202,12 +202,14 @@ class PrometheusSink:
     def open(self) -> None:
         if self._server is not None or self.registry is None:
             return
-        from ..errors import PynumaError
+        from ..errors import InputError, PynumaError
 
         try:
             self._server, self._thread = _client().start_http_server(self.port, self.address, self.registry)
         except OSError as err:
             raise PynumaError(f"metrics on {self.address}:{self.port}: {err.strerror or err}") from None
+        except ValueError as err:  # an address no resolver takes ("a..b": the idna codec refuses it)
+            raise InputError(f"metrics address {self.address!r}: not a host name or address ({err})") from None
         self.port = self._server.server_address[1]  # port 0 asked for any free one
 
     def close(self) -> None:

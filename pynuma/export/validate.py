@@ -31,14 +31,27 @@ def nrt_schema(crd_path: str, version: str = "v1alpha2") -> dict:
     raise InputError(f"{crd_path}: no {version} schema in this CustomResourceDefinition")
 
 
-def nrt_errors(obj: Mapping[str, Any], schema: Mapping[str, Any]) -> List[str]:
-    """Every schema violation of ``obj`` (empty: valid), plus the identity fields the CRD leaves implicit."""
+def nrt_errors(obj: Mapping[str, Any], schema: Mapping[str, Any], source: str = "the CRD") -> List[str]:
+    """Every schema violation of ``obj`` (empty: valid), plus the identity fields the CRD leaves implicit.
+
+    A schema that cannot be used (a bad regular expression, a reference
+    loop, a wrong type) is an :class:`InputError` naming ``source``.
+    """
     try:
         import jsonschema
     except ImportError:
         raise Unsupported("validating a NodeResourceTopology needs the jsonschema package") from None
-    errors = [f"{'/'.join(map(str, e.absolute_path)) or '(object)'}: {e.message}"
-              for e in jsonschema.Draft7Validator(schema).iter_errors(obj)]
+    try:
+        jsonschema.Draft7Validator.check_schema(schema)
+        errors = [f"{'/'.join(map(str, e.absolute_path)) or '(object)'}: {e.message}"
+                  for e in jsonschema.Draft7Validator(schema).iter_errors(obj)]
+    except jsonschema.SchemaError as err:
+        raise InputError(f"{source}: not a usable schema: {err.message}") from None
+    except Exception as err:  # noqa: BLE001 - the validator reading a user's schema: its failure is the schema's
+        # what a schema the meta-schema accepts can still raise when used: a reference that loops or
+        # leads nowhere, a keyword of the wrong type (each release of jsonschema names these its own way)
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise InputError(f"{source}: not a usable schema: {first[:200]}") from None
     if obj.get("apiVersion") != "topology.node.k8s.io/v1alpha2":
         errors.append(f"apiVersion: {obj.get('apiVersion')!r} is not topology.node.k8s.io/v1alpha2")
     if obj.get("kind") != "NodeResourceTopology":

@@ -27,3 +27,32 @@ def test_numbers_too_long_to_convert(argv, root, tmp_path, capsys):
     assert cli.main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err and len(err) < 300, err
+
+
+@pytest.mark.parametrize("argv", [
+    ["export", "nrt", "--root", "{root}", "--node-name", "a" * 40 + "!"],
+    ["export", "nrt", "--root", "{root}", "--node-name", "Worker_1"],
+    ["export", "nrt", "--root", "{root}", "--policy", "bogus"],
+    ["export", "nrt", "--root", "{root}", "--scope", "bogus"],
+    ["export", "prometheus", "--port", "59399", "--address", "a..b"],
+], ids=["node name that would feed a CRD pattern", "node name", "policy", "scope", "metrics address"])
+def test_export_values_are_checked(argv, root, capsys):
+    assert cli.main([a.format(root=root) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"metadata": {"properties": {"name": {"pattern": "([a-"}}}}},
+    {"definitions": {"a": {"$ref": "#/definitions/b"}, "b": {"$ref": "#/definitions/a"}}, "$ref": "#/definitions/a"},
+    {"$ref": "#/definitions/nowhere"},
+], ids=["bad regular expression", "reference loop", "reference to nothing"])
+def test_a_crd_whose_schema_cannot_be_used_is_one_error_naming_it(schema, root, tmp_path, capsys):
+    pytest.importorskip("jsonschema")
+    import json
+
+    crd = tmp_path / "crd.json"
+    crd.write_text(json.dumps({"spec": {"versions": [{"name": "v1alpha2", "schema": {"openAPIV3Schema": schema}}]}}))
+    assert cli.main(["export", "nrt", "--root", root, "--node-name", "worker-1", "--crd", str(crd)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"pynuma export nrt: error: {crd}: not a usable schema") and err.count("\n") == 1, err
