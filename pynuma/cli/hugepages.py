@@ -30,6 +30,8 @@ def _set_parser():
     p.add_argument("--dry-run", action="store_true", help="say what would be written, write nothing")
     p.add_argument("--force", action="store_true", help="allow going below the pages in use")
     _common.add_root(p)
+    p.add_argument("--target-root", action="store_true",
+                   help="write under --root DIR (a fake root): without it, only the live host is written")
     _common.add_json(p)
     return p
 
@@ -128,6 +130,11 @@ def _set(argv) -> int:
             raise InputError(f"--node {args.node}: no such NUMA node (nodes: "
                              f"{', '.join(map(str, sorted(info.nodes))) or 'none'})")
         planned = [(parse_size_arg(size, sizes), count) for size, count in items]
+        if not (fs.is_host or args.dry_run or args.target_root):
+            from ..errors import FakeRootRefused
+
+            raise FakeRootRefused(f"--root {args.root} is not this host: resizing its pools needs --target-root "
+                                  "(or --dry-run)")
         for size_kb, count in planned:
             results.append(set_pool(fs, size_kb, count, node=args.node, dry_run=args.dry_run, force=args.force))
     short = [r for r in results if r.shortfall]

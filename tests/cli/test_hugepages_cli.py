@@ -73,7 +73,7 @@ def test_live_machine_runs_and_tells_the_truth():
 
 
 def test_set_per_node(root):
-    r = run("set", "1Gi=3", "--node", "0", "--root", str(root))
+    r = run("set", "1Gi=3", "--node", "0", "--root", str(root), "--target-root")
     assert r.returncode == 0, r.stderr
     assert "hugepages-1Gi node 0: 2 -> 3 pages" in r.stdout
     assert (root / "sys/devices/system/node/node0/hugepages/hugepages-1048576kB/nr_hugepages").read_text().strip() == "3"
@@ -92,12 +92,15 @@ def test_set_dry_run_json(root):
     (["set", "2Mi"], 2, "SIZE=COUNT"),
     (["set", "2Mi=-4"], 2, "non-negative"),
     (["set", "2Mi=4", "--node", "9"], 2, "no such NUMA node"),
-    (["set", "2Mi=1"], 1, "in use"),
+    (["set", "2Mi=1", "--target-root"], 1, "in use"),
+    (["set", "2Mi=1600"], 1, "needs --target-root"),
     (["--bogus"], 2, "unrecognized"),
 ])
 def test_errors_are_one_line(root, args, code, needle):
+    pools = sorted(p.read_text() for p in root.glob("sys/**/nr_hugepages"))
     r = run(*args, "--root", str(root))
     assert r.returncode == code, (r.stdout, r.stderr)
+    assert sorted(p.read_text() for p in root.glob("sys/**/nr_hugepages")) == pools  # nothing written
     assert needle in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 
@@ -109,7 +112,7 @@ def test_shortfall_exits_1(root, monkeypatch, capsys):
         real(fs, path, f"{min(int(text), 1700)}\n")
 
     monkeypatch.setattr(FsRoot, "write_text", stingy)
-    assert cli_main(["hugepages", "set", "2Mi=4000", "--root", str(root)]) == 1
+    assert cli_main(["hugepages", "set", "2Mi=4000", "--root", str(root), "--target-root"]) == 1
     out, err = capsys.readouterr()
     assert "asked for 4000 pages, the kernel gave 1700" in err
     assert "1536 -> 1700" in out
