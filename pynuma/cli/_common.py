@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from _thread import _local
 
-from . import stdout
+from . import stderr, stdout
 from ._args import REMAINDER, Parser  # noqa: F401 - REMAINDER is argparse.REMAINDER for the commands
 
 _parser_class: list = []
@@ -34,6 +34,11 @@ def _real_parser_class():
 
             def error(self, message):  # noqa: D401 - argparse API
                 self.exit(2, f"{self.prog}: error: {message}\n")
+
+            def _print_message(self, message, file=None):
+                # argparse drops a failed write: help sent to a full disk would then "succeed" (exit 0)
+                if message:
+                    (file or stderr()).write(message)
 
         _parser_class.append(_Parser)
     return _parser_class[0]

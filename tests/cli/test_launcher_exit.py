@@ -198,8 +198,10 @@ def test_a_stream_closed_from_the_start_is_not_a_traceback(tmp_path, root, argv,
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
-@pytest.mark.parametrize("argv", [["--version"], ["state", "--help"], ["topology", "--root", "ROOT"],
-                                  ["topology", "--json", "--root", "ROOT"]], ids=["version", "help", "tree", "json"])
+@pytest.mark.parametrize("argv", [["--version"], ["state", "--help"], ["admit", "--help"], ["ledger", "show", "--help"],
+                                  ["topology", "--root", "ROOT"], ["topology", "--json", "--root", "ROOT"]],
+                         ids=["version", "help", "help of a command that tears down", "help of a subcommand", "tree",
+                              "json"])
 def test_output_to_a_full_disk_is_one_line_and_exit_1(root, argv):
     argv = [root if a == "ROOT" else a for a in argv]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # block-buffered, as usual
