@@ -75,6 +75,8 @@ def main(argv) -> int:
     from ..discover import discover
 
     topo = discover()
+    if args.threads > len(topo.online_cpus):  # more would only queue on the same CPUs (and cost a stack each)
+        raise InputError(f"--threads {args.threads}: at most the {len(topo.online_cpus)} online CPUs")
     known = set(topo.node_ids)
     picks = {}
     for opt in ("cpu_nodes", "mem_nodes"):
