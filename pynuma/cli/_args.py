@@ -17,6 +17,15 @@ REMAINDER = "..."  # argparse.REMAINDER
 # reworked "--" handling, so there such command lines go to argparse itself
 _DASHDASH_KEPT = sys.version_info < (3, 12)
 _STORE_ACTIONS = (None, "store", "append")
+#: metavars of the arguments that name a file or directory: an empty value there names nothing
+PATH_METAVARS = frozenset({"FILE", "DIR", "PATH", "FILE|DIR", "POD.yaml", "PODS.yaml"})
+
+
+def empty_path(metavar, value, default) -> bool:
+    """Whether ``value`` leaves a path argument empty (``--root ''``) when its default does not."""
+    if metavar not in PATH_METAVARS or value == default:
+        return False
+    return value == "" or (isinstance(value, list) and "" in value)
 _FLAG_ACTIONS = ("store_true", "store_false")
 
 
@@ -300,6 +309,8 @@ class Parser(_Container):
         for group, required in self._mutexes:
             if required and not any(a.group is group for a in seen):
                 raise _Bail
+        if any(empty_path(a.kwargs.get("metavar"), values.get(a.dest), a.kwargs.get("default")) for a in self._args):
+            raise _Bail  # argparse says which (see pynuma.cli._common)
         return values
 
 

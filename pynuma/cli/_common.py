@@ -9,7 +9,7 @@ from __future__ import annotations
 from _thread import _local
 
 from . import stderr, stdout
-from ._args import REMAINDER, Parser  # noqa: F401 - REMAINDER is argparse.REMAINDER for the commands
+from ._args import REMAINDER, Parser, empty_path  # noqa: F401 - REMAINDER is argparse.REMAINDER for the commands
 
 _parser_class: list = []
 # per thread (command lines run in several threads of one program at once): the prog of the innermost
@@ -30,7 +30,12 @@ def _real_parser_class():
         class _Parser(argparse.ArgumentParser):
             def parse_known_args(self, args=None, namespace=None):
                 _note_running(self.prog)
-                return super().parse_known_args(args, namespace)
+                namespace, rest = super().parse_known_args(args, namespace)
+                for action in self._actions:
+                    if empty_path(action.metavar, getattr(namespace, action.dest, None), action.default):
+                        name = "/".join(action.option_strings) or action.metavar
+                        self.error(f"argument {name}: an empty path names no file or directory")
+                return namespace, rest
 
             def error(self, message):  # noqa: D401 - argparse API
                 self.exit(2, f"{self.prog}: error: {message}\n")

@@ -183,5 +183,5 @@ def test_oom_adjust_sets_and_validates(sleeper):
         assert "needs CAP_SYS_RESOURCE" in one_line_error(r, 1)
     assert "outside [-1000, 1000]" in one_line_error(run("oom-adjust", pid, "1001"), 2)
     assert "not an integer" in one_line_error(run("oom-adjust", pid, "abc"), 2)
-    assert "positive process id" in one_line_error(run("oom-adjust", "x1", "5"), 2)
+    assert "expected a process id from 1 to" in one_line_error(run("oom-adjust", "x1", "5"), 2)
     assert "no such process" in one_line_error(run("oom-adjust", "999999", "5"), 1)

@@ -61,3 +61,15 @@ def test_a_crd_whose_schema_cannot_be_used_is_one_error_naming_it(schema, root, 
 def test_bench_threads_are_bounded_by_the_online_cpus(capsys):
     assert cli.main(["bench", "memory", "--threads", "100000", "--duration", "0.01", "--size", "1M"]) == 2
     assert "--threads 100000: at most the" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["admit", "{pod}", "--root", ""], ["export", "nrt", "--root", ""], ["eviction", "--root", ""],
+    ["qos", ""], ["state", "show", ""], ["admit", "{pod}", "--topology", ""], ["eviction", "--pods", ""],
+], ids=["admit root", "export root", "eviction root", "qos manifest", "state file", "topology file", "pods file"])
+def test_an_empty_path_is_refused_not_read_as_the_host_or_the_cwd(argv, tmp_path, capsys):
+    pod = tmp_path / "pod.json"
+    pod.write_text('{"metadata": {"name": "p", "uid": "u"}, "spec": {"containers": [{"name": "c"}]}}')
+    assert cli.main([a.format(pod=pod) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert "an empty path names no file or directory" in err and err.count("\n") == 1, err
