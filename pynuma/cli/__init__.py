@@ -8,6 +8,8 @@ ends the process without the interpreter's teardown (:mod:`pynuma.__main__`).
 """
 import sys
 
+from ._streams import stderr
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NoReturn
@@ -134,29 +136,6 @@ def _say_error(prog: str, message: str) -> None:
     from ._common import printable
 
     print(f"{prog}: error: {printable(message)}", file=stderr())
-
-
-class _Discard:
-    """The stream of a process that has none (``pythonw``; a stream closed before the start)."""
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-
-_DISCARD = _Discard()
-
-
-def stdout():
-    """Where a command writes its output: ``sys.stdout``, or a sink that discards when there is none."""
-    return sys.stdout if sys.stdout is not None else _DISCARD
-
-
-def stderr():
-    """Where a command writes its errors and warnings: ``sys.stderr``, or a sink that discards."""
-    return sys.stderr if sys.stderr is not None else _DISCARD
 
 
 #: whether the command now running was started by a launcher that ends the process after it

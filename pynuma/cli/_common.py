@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from _thread import _local
 
-from . import stderr, stdout
+from ._streams import stderr, stdout
 from ._args import REMAINDER, Parser, empty_path  # noqa: F401 - REMAINDER is argparse.REMAINDER for the commands
 
 _parser_class: list = []

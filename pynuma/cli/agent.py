@@ -19,7 +19,8 @@ from __future__ import annotations
 import threading
 from typing import Optional
 
-from . import _common, stderr, stdout
+from . import _common
+from ._streams import stderr, stdout
 
 
 def _parser():

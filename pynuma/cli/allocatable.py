@@ -7,7 +7,8 @@ and what it enforces on the ``kubepods`` cgroup.
 """
 from __future__ import annotations
 
-from . import _common, stdout
+from . import _common
+from ._streams import stdout
 from ..agent.capacity import discover_capacity  # one rule, shared with the agent
 
 

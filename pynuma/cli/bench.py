@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sys
 
-from . import _common, stderr
+from . import _common
+from ._streams import stderr
 
 
 def build_parser():

@@ -13,7 +13,8 @@ JSON is a list with one object per process.
 """
 from __future__ import annotations
 
-from . import _common, stderr
+from . import _common
+from ._streams import stderr
 
 
 def build_parser():

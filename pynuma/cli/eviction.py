@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 
-from . import _common, stdout
+from . import _common
+from ._streams import stdout
 
 
 def _parser():

@@ -14,7 +14,8 @@ serves the metrics until SIGTERM / Ctrl-C.
 """
 from __future__ import annotations
 
-from . import _common, stderr, stdout
+from . import _common
+from ._streams import stderr, stdout
 
 
 def _parser():

@@ -5,7 +5,8 @@
 """
 from __future__ import annotations
 
-from . import _common, stderr
+from . import _common
+from ._streams import stderr
 
 
 def _size_label(size_kb: int) -> str:

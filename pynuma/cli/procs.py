@@ -14,7 +14,8 @@ when a requested pid could not be shown.
 """
 from __future__ import annotations
 
-from . import _common, stderr, stdout
+from . import _common
+from ._streams import stderr, stdout
 
 
 def build_parser():

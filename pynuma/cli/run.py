@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import os
 
-from . import _common, stderr, stdout
+from . import _common
+from ._streams import stderr, stdout
 
 POLICY_OPTIONS = (
     ("membind", "bind", "allocate only on NODES"),

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 
-from . import stdout
+from ._streams import stdout
 from ..errors import InputError
 from ._common import add_json, add_root, parser, print_json
 

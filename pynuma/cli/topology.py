@@ -12,7 +12,7 @@ parses its few options by hand and writes JSON with its own small writer
 (``pynuma.cli._jsonout``) instead of importing argparse and json.
 """
 
-from . import stderr, stdout
+from ._streams import stderr, stdout
 
 USAGE = ("usage: pynuma topology [--json | --distances | --devices] [--root DIR | --topology FILE] [--save FILE]")
 HELP = USAGE + """
