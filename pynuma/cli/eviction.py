@@ -65,8 +65,12 @@ def _config(args):
     soft = flag("eviction-soft", "<", kc.eviction_soft)
     grace = flag("eviction-soft-grace-period", "=", kc.eviction_soft_grace_period)
     reclaim = flag("eviction-minimum-reclaim", "=", kc.eviction_minimum_reclaim)
-    enforce = (args.enforce_node_allocatable.split(",") if args.enforce_node_allocatable is not None
+    enforce = ([v for v in args.enforce_node_allocatable.split(",") if v] if args.enforce_node_allocatable is not None
                else kc.enforce_node_allocatable)
+    if args.enforce_node_allocatable is not None:
+        from ..config.kubelet import check_enforce_node_allocatable
+
+        check_enforce_node_allocatable(enforce, "--enforce-node-allocatable")
     try:
         thresholds = parse_threshold_config(enforce, hard, soft, grace, reclaim)
     except ThresholdError as err:

@@ -128,6 +128,7 @@ def parse_kubelet_config(doc: Any, where: str = "kubelet config") -> KubeletConf
     enforce = doc.get("enforceNodeAllocatable", ["pods"])
     if not isinstance(enforce, list):
         raise InputError(f"{where}: enforceNodeAllocatable must be a list")
+    check_enforce_node_allocatable([str(x) for x in enforce], f"{where}: enforceNodeAllocatable")
     gates = doc.get("featureGates") or {}
     if not isinstance(gates, Mapping):
         raise InputError(f"{where}: featureGates must be a map")
@@ -183,6 +184,20 @@ def _manager_and_status_fields(doc: Mapping, where: str, maps: Mapping[str, Opti
         out["reserved_memory"] = tuple(MemoryReservation.from_dict(r, f"{where}: reservedMemory[{i}]")
                                        for i, r in enumerate(reserved))
     return out
+
+
+#: what the kubelet accepts in enforceNodeAllocatable (its configuration validation)
+ENFORCE_NODE_ALLOCATABLE = ("pods", "system-reserved", "kube-reserved", "system-reserved-compressible",
+                            "kube-reserved-compressible", "none")
+
+
+def check_enforce_node_allocatable(values: List[str], where: str) -> None:
+    """:class:`InputError` naming ``where`` for a value the kubelet refuses, or ``none`` with others."""
+    for value in values:
+        if value not in ENFORCE_NODE_ALLOCATABLE:
+            raise InputError(f"{where}: invalid option {value!r} (valid: {', '.join(ENFORCE_NODE_ALLOCATABLE)})")
+    if "none" in values and len(values) > 1:
+        raise InputError(f"{where}: 'none' cannot be combined with other options")
 
 
 def load_kubelet_config(path: str) -> KubeletConfig:

@@ -73,3 +73,14 @@ def test_an_empty_path_is_refused_not_read_as_the_host_or_the_cwd(argv, tmp_path
     assert cli.main([a.format(pod=pod) for a in argv]) == 2
     err = capsys.readouterr().err
     assert "an empty path names no file or directory" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["eviction", "--root", "{root}", "--enforce-node-allocatable", "bogus"], "invalid option 'bogus'"),
+    (["eviction", "--root", "{root}", "--enforce-node-allocatable", "none,pods"], "'none' cannot be combined"),
+    (["procs", "--user", "no-such-user-of-pynuma"], "no user named"),
+], ids=["enforce value", "enforce none with others", "unknown user"])
+def test_values_the_kubelet_or_pgrep_refuse(argv, needle, root, capsys):
+    assert cli.main([a.format(root=root) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1, err
