@@ -190,7 +190,9 @@ class Topology(Record):
         """Rebuild a topology from :meth:`to_dict` output; ``ValueError`` naming the bad key."""
         try:
             return _from_dict(cls, data)
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
+        except KeyError as err:
+            raise ValueError(f"not a pynuma topology: no {err.args[0]!r} field") from None
+        except (TypeError, ValueError, AttributeError) as err:
             raise ValueError(f"not a pynuma topology: {type(err).__name__}: {err}") from None
 
 

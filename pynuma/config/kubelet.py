@@ -69,19 +69,20 @@ class KubeletConfig:
 
     def thresholds(self):
         """Every eviction threshold this configuration sets (kubelet ``ParseThresholdConfig``)."""
-        from ..policy.eviction.thresholds import ThresholdError, parse_threshold_config
-
-        try:
-            return parse_threshold_config(self.enforce_node_allocatable, self.eviction_hard, self.eviction_soft,
-                                          self.eviction_soft_grace_period, self.eviction_minimum_reclaim)
-        except ThresholdError as err:
-            raise InputError(err.describe(self.source or "kubelet configuration")) from None
+        return self._parsed_thresholds(self.enforce_node_allocatable, self.eviction_soft,
+                                       self.eviction_soft_grace_period, self.eviction_minimum_reclaim)
 
     def hard_thresholds(self):
         """Only the hard thresholds, without min-reclaim or allocatable copies (what node allocatable uses)."""
-        from ..policy.eviction.thresholds import parse_threshold_config
+        return self._parsed_thresholds([], None, None, None)
 
-        return parse_threshold_config([], self.eviction_hard, None, None, None)
+    def _parsed_thresholds(self, enforce, soft, grace, reclaim):
+        from ..policy.eviction.thresholds import ThresholdError, parse_threshold_config
+
+        try:
+            return parse_threshold_config(enforce, self.eviction_hard, soft, grace, reclaim)
+        except ThresholdError as err:
+            raise InputError(err.describe(self.source or "kubelet configuration")) from None
 
     def reserved(self, which: str) -> Dict[str, Quantity]:
         """``kube`` or ``system`` reservation as quantities."""

@@ -84,3 +84,11 @@ def test_values_the_kubelet_or_pgrep_refuse(argv, needle, root, capsys):
     assert cli.main([a.format(root=root) for a in argv]) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1, err
+
+
+def test_a_kubelet_config_with_a_bad_hard_threshold_is_named_by_the_agent(root, tmp_path, capsys):
+    config = tmp_path / "kubelet.yaml"
+    config.write_text("apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                      "evictionHard: {memory.available: 1e9999999}\n")
+    assert cli.main(["agent", "--once", "--root", root, "--config", str(config)]) == 2
+    assert capsys.readouterr().err.startswith(f"pynuma agent: error: {config}: evictionHard[memory.available]: ")
