@@ -37,12 +37,17 @@ class Publisher:
         self.sinks.append(sink)
 
     def _each(self, method: str, obj: dict, t: float) -> None:
+        delivered = True
         for sink in self.sinks:
             try:
                 getattr(sink, method)(obj)
             except Exception as err:  # one broken sink must not silence the others or stop the agent
-                self.agent.errors.append((t, f"{sink!r}.{method}", f"{type(err).__name__}: {err}"))
-        self.published[method.split("_", 1)[1]] += 1
+                delivered = False
+                reason = f"{err.filename}: {err.strerror}" if isinstance(err, OSError) and err.filename else \
+                    f"{type(err).__name__}: {err}"
+                self.agent.errors.append((t, f"{sink!r}.{method}", reason))
+        if delivered:  # counted only when every sink took it
+            self.published[method.split("_", 1)[1]] += 1
 
     def open(self) -> None:
         for sink in self.sinks:

@@ -240,6 +240,8 @@ def test_a_failing_sink_does_not_stop_the_others(node_root):
         agent.step()
     assert len(good.nodes) == 1
     assert any("disk full" in message for _, _, message in agent.errors)
+    # what a sink refused is not counted as published; what every sink took is
+    assert agent.publisher.published["status"] == 0 and agent.publisher.published["lease"] == 1
 
 
 def test_eviction_callback_gets_the_victim(tmp_path):
