@@ -18,9 +18,15 @@ def add_state_dir(p, help_text: str = "directory of the ledger and the kubelet c
 def state_dir_or_fail(args) -> str:
     if not args.state_dir:
         raise InputError(f"needs --state-dir DIR (or ${STATE_DIR_ENV}): where the ledger lives")
-    if not os.path.isdir(args.state_dir):
-        raise InputError(f"--state-dir {args.state_dir}: not a directory")
-    return args.state_dir
+    return existing_state_dir(args.state_dir)
+
+
+def existing_state_dir(path: str) -> str:
+    """``path`` when it is a directory; else an :class:`InputError` saying what it is instead."""
+    if not os.path.isdir(path):
+        raise InputError(f"--state-dir {path}: " + ("not a directory" if os.path.lexists(path) else
+                                                    "no such directory"))
+    return path
 
 
 def ledger_path(state_dir: str) -> str:

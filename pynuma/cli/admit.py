@@ -173,8 +173,10 @@ def main(argv) -> int:
 
     if args.commit and not args.state_dir:
         raise InputError("--commit needs --state-dir DIR (where the checkpoint files live)")
-    if args.state_dir and not os.path.isdir(args.state_dir):
-        raise InputError(f"--state-dir {args.state_dir}: not a directory")
+    if args.state_dir:
+        from ._ledger import existing_state_dir
+
+        existing_state_dir(args.state_dir)
     pods = [p.defaulted() for p in load_pods(args.pod)]  # as the API server hands them to the kubelet
     topo = cpu_topology_for(args.topology, args.root or "/")
     try:

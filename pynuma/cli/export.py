@@ -87,17 +87,15 @@ def _is_dns_subdomain(name: str) -> bool:
 
 
 def nrt_main(args) -> int:
-    import os
-
     from ..agent.config import load_agent_config
-    from ..errors import InputError
     from ..export.nrt import Holdings, build_nrt, reserved_memory_by_node
 
     config = load_agent_config(args.config) if args.config else None
     topology = _topology(args)
     if args.state_dir:
-        if not os.path.isdir(args.state_dir):
-            raise InputError(f"--state-dir {args.state_dir}: not a directory")
+        from ._ledger import existing_state_dir
+
+        existing_state_dir(args.state_dir)
         from ..export.nrt import holdings_from_state_dir
 
         holdings = holdings_from_state_dir(args.state_dir, topology, config)

@@ -145,7 +145,10 @@ def test_missing_state_dir_is_one_line_exit_2(tmp_path):
     out = run("ledger", "show")
     assert out.returncode == 2 and "--state-dir" in out.stderr and out.stderr.count("\n") == 1
     out = run("release", "x", "--state-dir", str(tmp_path / "nope"))
-    assert out.returncode == 2 and "not a directory" in out.stderr
+    assert out.returncode == 2 and "nope: no such directory" in out.stderr
+    (tmp_path / "file").write_text("")
+    out = run("release", "x", "--state-dir", str(tmp_path / "file"))
+    assert out.returncode == 2 and "file: not a directory" in out.stderr
 
 
 @pytest.fixture
