@@ -9,12 +9,14 @@ stopped holder cannot hang a command forever.
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import stat
 import threading
 import time
 
-from ..errors import from_oserror
+from ..errors import InputError, from_oserror
 from .errors import LedgerBusy
 
 _FIRST_WAIT = 50e-6
@@ -34,10 +36,27 @@ class FileLock:
     def _open(self) -> int:
         if self._fd < 0:
             try:
-                self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                # never through a symlink (a link to /dev/null would be a lock every process shares), and
+                # never blocking on a FIFO planted in its place; only a regular file is a lock file
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
             except OSError as err:
+                if err.errno == errno.ELOOP:
+                    raise InputError(f"{self.path}: a symlink, not a lock file") from None
                 raise from_oserror(err, self.path) from None
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise InputError(f"{self.path}: not a regular file, so not a lock file")
+            self._fd = fd
         return self._fd
+
+    def _still_at_path(self, fd: int) -> bool:
+        """Whether the locked file is still the one at the path (not removed or replaced meanwhile)."""
+        try:
+            here = os.stat(self.path, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        held = os.fstat(fd)
+        return (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino)
 
     def acquire(self) -> None:
         if not self._thread_lock.acquire(timeout=self.timeout):
@@ -52,7 +71,15 @@ class FileLock:
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
+                    if self._still_at_path(fd):
+                        break
+                    # the lock file was removed or replaced while we waited: a newcomer would lock the new
+                    # file and write beside us, so lock what is at the path now
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                    os.close(fd)
+                    self._fd = -1
+                    fd = self._open()
+                    continue
                 except BlockingIOError:
                     if time.monotonic() >= deadline:
                         raise LedgerBusy(f"{self.path}: another process held the ledger lock for "
