@@ -139,7 +139,9 @@ def _print_text(reports) -> None:
 
     for r in reports:
         state = "admitted" if r["admit"] else f"REJECTED: {r['reason']}: {r['message']}"
-        print(f"pod {r['pod']} ({r['policy']}, {r['scope']} scope): {state}")
+        # no policy: refused by the node's fit, before any manager ran
+        where = f" ({r['policy']}, {r['scope']} scope)" if r["policy"] is not None else ""
+        print(f"pod {r['pod']}{where}: {state}")
         print(f"  {'KIND':<7} {'CONTAINER':<20} {'HINT':<8} {'CPUS':<12} {'MEMORY':<22} DEVICES")
         for c in r["containers"]:
             hints = []
