@@ -156,6 +156,8 @@ def open_tree(fs: FsRoot, cgroup_root: str = "/", driver: Optional[str] = None,
                               "(allow_fake_root=True, or --target-root on the command line)")
     if driver is not None and driver not in DRIVERS:
         raise InputError(f"cgroup driver {driver!r}: expected one of {', '.join(DRIVERS)}")
+    if ".." in cgroup_root.split("/") or "\0" in cgroup_root:
+        raise InputError(f"cgroup root {cgroup_root!r}: a cgroup path may not climb with '..'")
     layout = detect(fs, cgroup_root)
     bases: Tuple[str, ...] = ("",)
     if nest_under_self:

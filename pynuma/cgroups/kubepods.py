@@ -32,8 +32,23 @@ RUNTIME_PREFIXES = ("cri-containerd-", "crio-", "docker-")
 SKIP_PREFIXES = ("crio-conmon-",)
 
 
+def one_name(value: str, what: str) -> str:
+    """``value`` when it can be one cgroup directory name; else :class:`InputError` naming ``what``.
+
+    A pod uid or container id becomes part of a cgroup path: ``/`` or ``..``
+    in it would reach another pod's, a tier's or kubepods' own cgroup.
+    """
+    if not value or value in (".", "..") or any(c in value for c in "/\0\n\r"):
+        from ..errors import InputError
+
+        raise InputError(f"{what} {value!r}: not usable in a cgroup name (empty, '.', '..', or holds '/', NUL "
+                         "or a line break)")
+    return value
+
+
 def pod_cgroup_name(uid: str, qos: str, driver: str) -> str:
     """Path of a pod's cgroup relative to the kubepods cgroup."""
+    one_name(uid, "pod uid")
     tier = TIER_DIRS.get(qos)
     if driver == SYSTEMD:
         escaped = uid.replace("-", "_")
@@ -45,6 +60,7 @@ def pod_cgroup_name(uid: str, qos: str, driver: str) -> str:
 
 def container_cgroup_name(container_id: str, driver: str, runtime: str = "cri-containerd") -> str:
     """Name of a container's cgroup inside its pod cgroup."""
+    one_name(container_id, "container")
     if driver == SYSTEMD:
         return f"{runtime}-{container_id}.scope"
     return container_id if runtime in ("cri-containerd", "docker", "") else f"{runtime}-{container_id}"
