@@ -29,8 +29,8 @@ def _capacity(args) -> int:
         return total
 
 
-def _kind(pod, c) -> str:
-    if any(c is i for i in pod.init_containers):
+def _kind(c, init_ids) -> str:
+    if id(c) in init_ids:
         return "sidecar" if c.is_sidecar else "init"
     return "regular"
 
@@ -51,7 +51,7 @@ def main(argv: List[str]) -> int:
     args = p.parse_args(argv)
 
     from ..pod import load_pods
-    from ..policy.oom_score import container_oom_score_adj
+    from ..policy.oom_score import oom_score_adjs
     from ..policy.qos import qos_class
 
     pods = load_pods(args.pods)
@@ -60,12 +60,12 @@ def main(argv: List[str]) -> int:
     out = []
     for pod in pods:
         conts = []
-        for c in pod.all_containers():
+        adjs = oom_score_adjs(pod, capacity, pod_level_resources=plr, legacy_critical=args.legacy_critical)
+        init_ids = {id(c) for c in pod.init_containers}
+        for c, adj in zip(pod.all_containers(), adjs):
             req = c.request("memory")
-            conts.append({"name": c.name, "kind": _kind(pod, c),
-                          "memory_request": str(req) if req is not None else None,
-                          "oom_score_adj": container_oom_score_adj(pod, c, capacity, pod_level_resources=plr,
-                                                                   legacy_critical=args.legacy_critical)})
+            conts.append({"name": c.name, "kind": _kind(c, init_ids),
+                          "memory_request": str(req) if req is not None else None, "oom_score_adj": adj})
         out.append({"pod": pod.name, "namespace": pod.namespace, "qos": qos_class(pod, plr), "containers": conts})
     if args.json:
         print_json({"memory_capacity": capacity, "pods": out})

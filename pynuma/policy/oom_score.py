@@ -21,7 +21,7 @@ from .qos import BEST_EFFORT, GUARANTEED, qos_class
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
-    from typing import Dict, Optional, Union
+    from typing import Dict, List, Optional, Union
 
 KUBELET_OOM_SCORE_ADJ = -999
 KUBE_PROXY_OOM_SCORE_ADJ = -999
@@ -122,27 +122,53 @@ def container_oom_score_adj(pod: Pod, container: Union[str, Container], memory_c
     """
     if isinstance(container, str):
         container = pod.container(container)
+    _check_capacity(memory_capacity)
+    return _PodTerms(pod, pod_level_resources, legacy_critical).adj(container, memory_capacity)
+
+
+def oom_score_adjs(pod: Pod, memory_capacity: int, *, pod_level_resources: bool = True,
+                   legacy_critical: bool = False) -> "List[int]":
+    """``oom_score_adj`` of every container of ``pod``, in ``pod.all_containers()`` order (what the
+    containers share is worked out once: a pod of many containers costs linear time)."""
+    _check_capacity(memory_capacity)
+    terms = _PodTerms(pod, pod_level_resources, legacy_critical)
+    return [terms.adj(c, memory_capacity) for c in pod.all_containers()]
+
+
+def pod_oom_score_adjs(pod: Pod, memory_capacity: int, **options) -> "Dict[str, int]":
+    """``{container name: oom_score_adj}`` for every init and app container of ``pod``."""
+    return dict(zip((c.name for c in pod.all_containers()), oom_score_adjs(pod, memory_capacity, **options)))
+
+
+def _check_capacity(memory_capacity) -> None:
     if isinstance(memory_capacity, bool) or not isinstance(memory_capacity, int) or memory_capacity <= 0:
         raise InputError(f"memory capacity must be a positive number of bytes, got {memory_capacity!r}")
-    critical = is_critical_pod(pod) if legacy_critical else is_node_critical_pod(pod)
-    if critical:
-        return GUARANTEED_OOM_SCORE_ADJ
-    qos = qos_class(pod, pod_level_resources)
-    if qos == GUARANTEED:
-        return GUARANTEED_OOM_SCORE_ADJ
-    if qos == BEST_EFFORT:
-        return BEST_EFFORT_OOM_SCORE_ADJ
-    share = remaining_memory_per_container(pod, pod_level_resources)
-    adj = 1000 - _div(1000 * (_mem(container) + share), memory_capacity)
-    is_sidecar = container.is_sidecar and any(c is container or c.name == container.name
-                                              for c in pod.init_containers)
-    if is_sidecar and pod.containers:
+
+
+class _PodTerms:
+    """What the scores of one pod's containers share: a fixed score, or the pod's share and sidecar bound."""
+
+    def __init__(self, pod: Pod, pod_level_resources: bool, legacy_critical: bool) -> None:
+        self.fixed: "Optional[int]" = None
+        critical = is_critical_pod(pod) if legacy_critical else is_node_critical_pod(pod)
+        qos = None if critical else qos_class(pod, pod_level_resources)
+        if critical or qos == GUARANTEED:
+            self.fixed = GUARANTEED_OOM_SCORE_ADJ
+        elif qos == BEST_EFFORT:
+            self.fixed = BEST_EFFORT_OOM_SCORE_ADJ
+        if self.fixed is not None:
+            return
+        self.share = remaining_memory_per_container(pod, pod_level_resources)
         # A sidecar lives as long as the app containers: never more killable than the smallest one.
-        smallest = min(_mem(c) for c in pod.containers) + share
-        adj = min(adj, 1000 - _div(1000 * smallest, memory_capacity))
-    return _clamp(adj)
+        self.smallest = min(_mem(c) for c in pod.containers) + self.share if pod.containers else None
+        self.init_ids = {id(c) for c in pod.init_containers}
+        self.init_names = {c.name for c in pod.init_containers}
 
-
-def pod_oom_score_adjs(pod: Pod, memory_capacity: int, **options) -> Dict[str, int]:
-    """``{container name: oom_score_adj}`` for every init and app container of ``pod``."""
-    return {c.name: container_oom_score_adj(pod, c, memory_capacity, **options) for c in pod.all_containers()}
+    def adj(self, container: Container, memory_capacity: int) -> int:
+        if self.fixed is not None:
+            return self.fixed
+        adj = 1000 - _div(1000 * (_mem(container) + self.share), memory_capacity)
+        is_sidecar = container.is_sidecar and (id(container) in self.init_ids or container.name in self.init_names)
+        if is_sidecar and self.smallest is not None:
+            adj = min(adj, 1000 - _div(1000 * self.smallest, memory_capacity))
+        return _clamp(adj)
