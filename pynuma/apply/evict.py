@@ -24,10 +24,10 @@ import os
 import signal
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Optional, Set, Tuple, Union
+from typing import Callable, List, Optional, Set, Tuple, Union
 
 from ..errors import FakeRootRefused, InputError
-from ..fsroot import FsRoot
+from ..fsroot import DIRECTORY, FsRoot
 from ..pod import Pod
 from ..policy.eviction.messages import REASON, evicted_status
 from ._fsops import read as fs_read, write as fs_write
@@ -146,6 +146,17 @@ def host_signaller(tree: CgroupTree) -> Signaller:
     return kill
 
 
+def _subtree(fs, path: str, depth: int = 0) -> List[str]:
+    """``path`` and the directories below it, deepest first (how they can be removed)."""
+    below: List[str] = []
+    if depth < 16:  # a pod's cgroups nest two or three deep; a deeper or looping tree is not walked on
+        for name in fs.listdir(path):
+            child = join(path, name)
+            if fs.kind(child) == DIRECTORY:
+                below += _subtree(fs, child, depth + 1)
+    return below + [path]
+
+
 def _wait_empty(tree: CgroupTree, cgroup: str, deadline: float, kill: Optional[Signaller],
                 signalled: Set[int]) -> Set[int]:
     delay = 0.005
@@ -193,19 +204,22 @@ def evict_pod(tree: CgroupTree, pod: Union[Pod, str], reason: str = REASON, mess
     use_kill_file = kill_file is not None and tree.fs.exists(kill_file)
     method = METHOD_KILL_FILE if use_kill_file else METHOD_SIGKILL
     pids = _pids(tree, cgroup)
+    kill = signaller
+    if not use_kill_file and kill is None and (pids or tree.fs.is_host):
+        # processes to signal: only on the live host (a fake root's pids are not its processes), and a
+        # dry run refuses exactly as the run would
+        kill = host_signaller(tree)
     plan = [f"write {tree.fs.host_path(kill_file)} 1"] if use_kill_file else \
         [f"kill -KILL {pid}" for pid in sorted(pids)]
-    if remove:
-        plan += [f"rmdir {tree.fs.host_path(d)}" for d in tree.dirs(cgroup) if tree.fs.isdir(d)]
+    if remove:  # the pod's cgroups and its containers', deepest first, as the run removes them
+        plan += [f"rmdir {tree.fs.host_path(x)}" for d in tree.dirs(cgroup) if tree.fs.isdir(d)
+                 for x in _subtree(tree.fs, d)]
     if dry_run:
         return replace(base, method=method, cgroup=cgroup, remaining=tuple(sorted(pids)), plan=tuple(plan))
     start = time.monotonic()
     signalled: Set[int] = set()
-    kill = signaller
     if use_kill_file:
         fs_write(tree.fs, kill_file, "1")  # the kernel kills the subtree; the loop below only waits
-    elif kill is None:
-        kill = host_signaller(tree)
     left = _wait_empty(tree, cgroup, start + timeout, kill, signalled)
     removed = False
     if not left and remove:

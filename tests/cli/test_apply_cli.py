@@ -133,7 +133,9 @@ def test_evict_dry_run_then_kill_file_then_unknown_pod(node):
     pod_dir = Path(root, "sys/fs/cgroup/kubepods.slice/kubepods-pod11_22.slice")
     (pod_dir / "cgroup.kill").write_text("")
     r = run("evict", "11-22", "--root", root, "--dry-run")
-    assert r.returncode == 0 and r.stdout.splitlines() == [f"write {pod_dir}/cgroup.kill 1", f"rmdir {pod_dir}"]
+    # the kill, then every cgroup the run removes, the containers' before the pod's
+    assert r.returncode == 0 and r.stdout.splitlines() == [f"write {pod_dir}/cgroup.kill 1",
+                                                           f"rmdir {pod_dir}/cri-containerd-app.scope", f"rmdir {pod_dir}"]
     r = run("evict", "11-22", "--root", root, "--target-root", "--json", "--message", "low on memory")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
@@ -148,9 +150,23 @@ def test_evict_on_v1_fake_root_refuses_to_signal(tmp_path):
     root = cgroupfs.build(str(tmp_path / "r"), "v1", "cgroupfs")
     (tmp_path / "pod.yaml").write_text(POD)
     assert run("apply", str(tmp_path / "pod.yaml"), "--root", root, "--target-root").returncode == 0
-    err = one_line_error(run("evict", "11-22", "--root", root, "--target-root"), 1)
-    assert "live host" in err
+    pod_dirs = list(Path(root, "sys/fs/cgroup").glob("**/pod11-22"))
+    assert pod_dirs
+    for pod_dir in pod_dirs:
+        (pod_dir / "cgroup.procs").write_text(f"{os.getpid()}\n")  # a fake root's pids are not this host's
+    for extra in (["--target-root"], ["--dry-run"]):  # the dry run refuses as the run would
+        err = one_line_error(run("evict", "11-22", "--root", root, *extra), 1)
+        assert "live host" in err
     one_line_error(run("evict", "11-22", "--root", root, "--timeout", "-1"), 2)
+
+
+def test_evict_on_a_v1_fake_root_without_processes_removes_the_pod(tmp_path):
+    root = cgroupfs.build(str(tmp_path / "r"), "v1", "cgroupfs")
+    (tmp_path / "pod.yaml").write_text(POD)
+    assert run("apply", str(tmp_path / "pod.yaml"), "--root", root, "--target-root").returncode == 0
+    r = run("evict", "11-22", "--root", root, "--target-root")
+    assert r.returncode == 0 and "signalled 0 process(es); cgroups removed" in r.stdout, r.stderr
+    assert not list(Path(root, "sys/fs/cgroup").glob("**/pod11-22"))
 
 
 @pytest.fixture

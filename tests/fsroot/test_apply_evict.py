@@ -91,13 +91,19 @@ def test_a_process_that_will_not_die_bounds_the_wait_and_keeps_the_cgroups(runni
 def test_dry_run_lists_the_kills_and_removals_and_changes_nothing(running):
     root, tree, pod = running
     before = sorted(os.walk(root))
-    out = evict_pod(tree, pod, dry_run=True)
+    out = evict_pod(tree, pod, dry_run=True, signaller=lambda pid, cgroup: True)
     assert sorted(os.walk(root)) == before
     assert out.dry_run and not out.evicted and out.remaining == (4242, 4343)
     kills = [line for line in out.plan if line.startswith("kill")] if tree.version == 1 or \
         not os.path.exists(os.path.join(root, "sys/fs/cgroup", out.cgroup.lstrip("/"), "cgroup.kill")) else []
     assert kills == ["kill -KILL 4242", "kill -KILL 4343"]
-    assert sum(line.startswith("rmdir ") for line in out.plan) == len(tree.hierarchies())
+    removed = [line[len("rmdir "):] for line in out.plan if line.startswith("rmdir ")]
+    pod_dirs = [tree.fs.host_path(d) for d in tree.dirs(out.cgroup)]
+    assert set(pod_dirs) <= set(removed) and len(removed) > len(pod_dirs)  # the containers' cgroups too
+    for i, path in enumerate(removed):  # deepest first: nothing is removed before what it holds
+        assert not any(other.startswith(path + "/") for other in removed[i + 1:])
+    with pytest.raises(FakeRootRefused, match="live host"):  # without a signaller, as the run would
+        evict_pod(tree, pod, dry_run=True)
 
 
 def test_a_fake_root_never_signals_live_processes(running):
