@@ -11,6 +11,15 @@ from __future__ import annotations
 from typing import Dict, List
 
 
+def _pid(value: str) -> int:
+    """A process id as given on the command line: 1 to the largest Linux allows."""
+    from ..limits import PID_MAX_LIMIT
+
+    if not (value.isascii() and value.isdigit() and len(value) <= 7 and 0 < int(value) <= PID_MAX_LIMIT):
+        raise ValueError(f"not a process id from 1 to {PID_MAX_LIMIT}")
+    return int(value)
+
+
 def _pairs(items, what: str, convert=str) -> Dict[str, object]:
     from ..errors import InputError
 
@@ -22,8 +31,9 @@ def _pairs(items, what: str, convert=str) -> Dict[str, object]:
         try:
             converted = convert(value)
         except ValueError:
+            item, value = (t if len(t) <= 60 else t[:60] + "..." for t in (item, value))  # one readable line
             raise InputError(f"{what} {item!r}: {value!r} is not valid") from None
-        if convert is int:
+        if convert is _pid:  # several processes per container
             out.setdefault(name, []).append(converted)  # type: ignore[union-attr]
         else:
             out[name] = converted
@@ -86,7 +96,7 @@ def main(argv: List[str]) -> int:
     from ..pod import load_pods
 
     pods = load_pods(args.pods)
-    pids = _pairs(args.pid, "--pid", int)
+    pids = _pairs(args.pid, "--pid", _pid)
     ids = _pairs(args.container_id, "--container-id")
     if args.pod_max_pids is not None and args.pod_max_pids < -1:
         raise InputError(f"--pod-max-pids {args.pod_max_pids}: must be -1 (no limit) or more")

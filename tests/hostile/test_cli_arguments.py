@@ -19,7 +19,9 @@ def root(tmp_path):
     ["oom-adjust", "--dry-run", HUGE, "0"],
     ["oom-adjust", "--dry-run", "4194305", "0"],
     ["apply", "{pod}", "--root", "{root}", "--target-root", "--dry-run", "--cpu-cfs-quota-period", f"{HUGE}ms"],
-], ids=["hugepage count", "pid", "pid above the limit", "cfs period"])
+    ["apply", "{pod}", "--root", "{root}", "--target-root", "--dry-run", "--pid", "c=-1"],
+    ["apply", "{pod}", "--root", "{root}", "--target-root", "--dry-run", "--pid", f"c={HUGE}"],
+], ids=["hugepage count", "pid", "pid above the limit", "cfs period", "apply pid negative", "apply pid huge"])
 def test_numbers_too_long_to_convert(argv, root, tmp_path, capsys):
     pod = tmp_path / "pod.json"
     pod.write_text('{"metadata": {"name": "p", "uid": "u"}, "spec": {"containers": [{"name": "c"}]}}')
