@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # annotations only: importing typing costs more than discover
 
     from .cpuset import CPUSet
 
-from .limits import MAX_CPUS
+from .limits import MAX_CPUS, PID_MAX_LIMIT
 
 _STRIP = " \t\r\n\x00"
 
@@ -26,6 +26,13 @@ def parse_int(text: str) -> int:
     if not body or not body.isdigit() or not body.isascii():
         raise ValueError(f"expected an integer, got {_show(s)}")
     return int(s)
+
+
+def parse_pid(text: str) -> int:
+    """A process id as a user writes it: decimal digits, 1 to the largest Linux allows."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 7 and 0 < int(text) <= PID_MAX_LIMIT):
+        raise ValueError(f"expected a process id from 1 to {PID_MAX_LIMIT}")
+    return int(text)
 
 
 def parse_cpulist(text: str) -> "CPUSet":
@@ -218,6 +225,16 @@ def parse_cgroup_path(text: str) -> str:
     if not s.startswith("/") or "\n" in s:
         raise ValueError(f"expected an absolute cgroup path, got {_show(s)}")
     return s
+
+
+def shown(text) -> str:
+    """``repr(text)``, shortened when long: an error names the value in one readable line."""
+    if not isinstance(text, str):
+        text_repr = repr(text)
+        return text_repr if len(text_repr) <= 48 else text_repr[:40] + "..."
+    if len(text) <= 48:
+        return repr(text)
+    return f"{text[:40]!r}... ({len(text)} characters)"
 
 
 def _show(s: str) -> str:

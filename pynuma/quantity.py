@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 
 from .errors import InputError
+from .parse import shown as _shown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
@@ -231,16 +232,6 @@ _EXP_LIMIT = 1 << 31
 _NANO_DIGITS = 9  # amounts are rounded up to nano units (``1n``) as ``ParseQuantity`` does
 _MAX_DIGITS = len(str(MAX_MAGNITUDE)) + _NANO_DIGITS  # digits of the largest amount in nano units
 _CHUNK = 18  # digits multiplied at a time: one small int operation per chunk keeps parsing linear
-
-
-def _shown(text) -> str:
-    """``repr(text)``, shortened when long: an error names the value in one readable line."""
-    if not isinstance(text, str):
-        shown = repr(text)
-        return shown if len(shown) <= 48 else shown[:40] + "..."
-    if len(text) <= 48:
-        return repr(text)
-    return f"{text[:40]!r}... ({len(text)} characters)"
 
 
 def _too_large(text: str) -> InputError:

@@ -10,14 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-
-def _pid(value: str) -> int:
-    """A process id as given on the command line: 1 to the largest Linux allows."""
-    from ..limits import PID_MAX_LIMIT
-
-    if not (value.isascii() and value.isdigit() and len(value) <= 7 and 0 < int(value) <= PID_MAX_LIMIT):
-        raise ValueError(f"not a process id from 1 to {PID_MAX_LIMIT}")
-    return int(value)
+from ..parse import parse_pid, shown
 
 
 def _pairs(items, what: str, convert=str) -> Dict[str, object]:
@@ -31,9 +24,8 @@ def _pairs(items, what: str, convert=str) -> Dict[str, object]:
         try:
             converted = convert(value)
         except ValueError:
-            item, value = (t if len(t) <= 60 else t[:60] + "..." for t in (item, value))  # one readable line
-            raise InputError(f"{what} {item!r}: {value!r} is not valid") from None
-        if convert is _pid:  # several processes per container
+            raise InputError(f"{what} {shown(item)}: {shown(value)} is not valid") from None
+        if convert is parse_pid:  # several processes per container
             out.setdefault(name, []).append(converted)  # type: ignore[union-attr]
         else:
             out[name] = converted
@@ -48,8 +40,7 @@ def _period_us(text: str) -> int:
             value = int(text[: -len(unit)]) * scale
             break
     else:
-        shown = repr(text) if len(text) <= 40 else repr(text[:40]) + "..."
-        raise InputError(f"--cpu-cfs-quota-period {shown}: expected a duration from 1ms to 1s, such as 100ms")
+        raise InputError(f"--cpu-cfs-quota-period {shown(text)}: expected a duration from 1ms to 1s, such as 100ms")
     if not 1000 <= value <= 1000000:
         raise InputError(f"--cpu-cfs-quota-period {text}: must be between 1ms and 1s")
     return value
@@ -96,7 +87,7 @@ def main(argv: List[str]) -> int:
     from ..pod import load_pods
 
     pods = load_pods(args.pods)
-    pids = _pairs(args.pid, "--pid", _pid)
+    pids = _pairs(args.pid, "--pid", parse_pid)
     ids = _pairs(args.container_id, "--container-id")
     if args.pod_max_pids is not None and args.pod_max_pids < -1:
         raise InputError(f"--pod-max-pids {args.pod_max_pids}: must be -1 (no limit) or more")

@@ -62,8 +62,9 @@ def _node_name(args) -> str:
         if not _is_dns_subdomain(args.node_name):
             from ..errors import InputError
 
-            shown = repr(args.node_name[:60]) + ("..." if len(args.node_name) > 60 else "")
-            raise InputError(f"--node-name {shown}: a node name is a DNS subdomain (RFC 1123): lowercase "
+            from ..parse import shown
+
+            raise InputError(f"--node-name {shown(args.node_name)}: a node name is a DNS subdomain (RFC 1123): lowercase "
                              "letters, digits, '-' and '.', at most 253 characters")
         return args.node_name
     from ..agent.nodeinfo import hostname

@@ -108,7 +108,9 @@ def _parse_item(text: str):
     if not count.isdigit() or not count.isascii():
         raise InputError(f"{text!r}: the page count must be a non-negative integer")
     if len(count) > 18:  # more pages than any machine's memory holds (and int() refuses 4,300+ digits)
-        raise InputError(f"{text[:40]!r}...: the page count is too large")
+        from ..parse import shown
+
+        raise InputError(f"{shown(text)}: the page count is too large")
     return size.strip(), int(count)
 
 

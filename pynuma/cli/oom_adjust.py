@@ -17,14 +17,15 @@ def main(argv: List[str]) -> int:
     from ..apply.oom import apply_oom_score_adj, validate
     from ..errors import InputError
     from ..fsroot import FsRoot
-    from ..limits import PID_MAX_LIMIT
+    from ..parse import parse_pid, shown
 
-    pid = args.pid
-    if not (pid.isdigit() and pid.isascii() and len(pid) <= 7 and 0 < int(pid) <= PID_MAX_LIMIT):
-        raise InputError(f"PID {args.pid[:40]!r}: expected a process id from 1 to {PID_MAX_LIMIT}")
+    try:
+        pid = parse_pid(args.pid)
+    except ValueError as err:
+        raise InputError(f"PID {shown(args.pid)}: {err}") from None
     value = validate(args.value)
     with FsRoot("/") as fs:
-        plan = apply_oom_score_adj(fs, [int(args.pid)], value, dry_run=args.dry_run, why="pynuma oom-adjust")
+        plan = apply_oom_score_adj(fs, [pid], value, dry_run=args.dry_run, why="pynuma oom-adjust")
     if args.json:
         print_json({"dry_run": args.dry_run, **plan.to_dict()})
         return 0
