@@ -343,6 +343,26 @@ def validate_pod(pod: Pod, raw: Mapping, where: str) -> None:
                 resources = ".resources" if isinstance((spec.get(key) or [{}])[i].get("resources"), Mapping) else ""
                 detail = "; ".join(f"{spec_path}{key}[{i}]{resources}{str(e)[len('resources'):]}" for e in errors)
                 raise InputError(f"{name}: {detail}")
+    problem = _pod_level_problem(pod)
+    if problem:
+        raise InputError(f"{name}: {spec_path}{problem}")
+
+
+def _pod_level_problem(pod: Pod) -> Optional[str]:
+    """What ``validatePodResourceRequirements`` and ``validateOverhead`` refuse: a negative pod-level
+    request, limit or overhead, or a pod-level request above its limit (``None`` when valid)."""
+    for field_name, values in (("resources.limits", pod.pod_limits), ("resources.requests", pod.pod_requests),
+                               ("overhead", pod.overhead)):
+        for resource, q in (values or {}).items():
+            if q < 0:
+                return f"{field_name}[{resource}]: Invalid value: \"{q}\": must be greater than or equal to 0"
+    limits = pod.pod_limits or {}
+    for resource, q in (pod.pod_requests or {}).items():
+        limit = limits.get(resource)
+        if limit is not None and q > limit:
+            return (f"resources.requests: Invalid value: \"{q}\": must be less than or equal to "
+                    f"{resource} limit of {limit}")
+    return None
 
 
 def load_pods(path: str) -> List[Pod]:

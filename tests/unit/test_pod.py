@@ -122,3 +122,28 @@ def test_compact_form_paths_follow_its_own_keys(tmp_path):
     f.write_text(json.dumps([{"name": "x", "containers": [{"name": "c", "requests": {"cpu": "x1"}}]}]))
     with pytest.raises(InputError, match=r"pod x: containers\[0\]\.requests\[cpu\]: "):
         load_pods(str(f))
+
+
+@pytest.mark.parametrize("spec, path", [
+    ("overhead: {cpu: '-1'}", 'spec.overhead[cpu]: Invalid value: "-1": must be greater than or equal to 0'),
+    ("resources: {limits: {memory: -1Gi}}",
+     'spec.resources.limits[memory]: Invalid value: "-1Gi": must be greater than or equal to 0'),
+    ("resources: {requests: {cpu: -100m}}",
+     'spec.resources.requests[cpu]: Invalid value: "-100m": must be greater than or equal to 0'),
+    ("resources: {requests: {cpu: 2}, limits: {cpu: 1}}",
+     'spec.resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1'),
+], ids=["negative-overhead", "negative-pod-limit", "negative-pod-request", "pod-request-above-limit"])
+def test_pod_level_resources_and_overhead_are_validated_as_the_api_server_does(tmp_path, spec, path):
+    f = tmp_path / "pod.yaml"
+    f.write_text(f"metadata: {{name: x}}\nspec:\n  {spec}\n  containers: [{{name: app}}]\n")
+    with pytest.raises(InputError) as err:
+        load_pods(str(f))
+    assert str(err.value) == f"{f}: pod x: {path}"
+
+
+def test_valid_pod_level_resources_and_overhead_load(tmp_path):
+    f = tmp_path / "pod.yaml"
+    f.write_text("metadata: {name: x}\nspec:\n  overhead: {cpu: 250m}\n"
+                 "  resources: {requests: {cpu: 1}, limits: {cpu: 1, memory: 1Gi}}\n  containers: [{name: app}]\n")
+    (pod,) = load_pods(str(f))
+    assert str(pod.overhead["cpu"]) == "250m" and str(pod.pod_limits["memory"]) == "1Gi"
