@@ -67,6 +67,20 @@ def check_pid(fs: FsRoot, pid: int) -> None:
         raise PreconditionError(f"pid {pid!r}", "not a process id")
     if not fs.isdir(f"/proc/{pid}"):
         raise PreconditionError(fs.host_path(f"/proc/{pid}"), "no such process")
+    if process_state(fs, pid) in _EXITED:
+        raise PreconditionError(fs.host_path(f"/proc/{pid}"), "the process has exited (a zombie): nothing to change")
+
+
+_EXITED = ("Z", "X", "x")  # zombie, dead: the kernel's task states of a process that has exited
+
+
+def process_state(fs: FsRoot, pid: int) -> Optional[str]:
+    """The state letter of ``/proc/PID/stat`` (``R``, ``S``, ``Z``, ...); None when it cannot be read."""
+    text = fs.read_optional(f"/proc/{pid}/stat")
+    if not text:
+        return None
+    fields = text[text.rfind(")") + 1:].split()  # the command name may hold spaces and parentheses
+    return fields[0] if fields else None
 
 
 CAP_SYS_RESOURCE = 24

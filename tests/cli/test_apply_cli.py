@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,32 @@ def test_oom_adjust_sets_and_validates(sleeper):
     assert "not an integer" in one_line_error(run("oom-adjust", pid, "abc"), 2)
     assert "expected a process id from 1 to" in one_line_error(run("oom-adjust", "x1", "5"), 2)
     assert "no such process" in one_line_error(run("oom-adjust", "999999", "5"), 1)
+
+
+def test_oom_adjust_refuses_a_zombie_and_writes_nothing():
+    # a child that has exited but is not reaped yet: the kernel would take the write, to no effect
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        for _ in range(500):
+            if Path(f"/proc/{proc.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+            time.sleep(0.01)
+        before = Path(f"/proc/{proc.pid}/oom_score_adj").read_text()
+        err = one_line_error(run("oom-adjust", str(proc.pid), "900"), 1)
+        assert "the process has exited (a zombie)" in err and f"/proc/{proc.pid}" in err
+        assert Path(f"/proc/{proc.pid}/oom_score_adj").read_text() == before
+    finally:
+        proc.wait()
+
+
+def test_apply_checks_refuse_an_exited_process_on_a_fake_root(tmp_path):
+    from pynuma.apply.checks import check_pid
+    from pynuma.apply.plan import PreconditionError
+
+    for pid, state in ((41, "S"), (42, "Z")):
+        (tmp_path / f"proc/{pid}").mkdir(parents=True)
+        (tmp_path / f"proc/{pid}/stat").write_text(f"{pid} (odd) name) {state} 1 {pid} {pid} 0 -1\n")
+    with FsRoot(str(tmp_path)) as fs:
+        check_pid(fs, 41)
+        with pytest.raises(PreconditionError, match="zombie"):
+            check_pid(fs, 42)
