@@ -35,11 +35,11 @@ def ledger_path(state_dir: str) -> str:
     return os.path.join(state_dir, DB_NAME)
 
 
-def open_ledger(state_dir: str):
+def open_ledger(state_dir: str, repair: bool = True):
     """The ledger of ``state_dir`` (created on first use); its checkpoint files live beside it."""
     from ..ledger.store import Ledger
 
-    return Ledger(ledger_path(state_dir))
+    return Ledger(ledger_path(state_dir), repair=repair)
 
 
 def add_allocatable(p) -> None:

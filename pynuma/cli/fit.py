@@ -55,7 +55,7 @@ def main(argv) -> int:
 
     pods = L.load_manifests(args.pod)
     if args.state_dir and not args.allocatable and not args.existing:
-        with L.open_ledger(L.state_dir_or_fail(args)) as ledger:
+        with L.open_ledger(L.state_dir_or_fail(args), repair=False) as ledger:  # reads only
             results = [(p, ledger.fit(p)) for p in pods]
     else:
         node = _node(args)

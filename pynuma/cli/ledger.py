@@ -160,5 +160,6 @@ ACTIONS = {"show": _show, "init": _init, "assume": _assume, "bind": _one("bind")
 def main(argv) -> int:
     args = _build_parser().parse_args(argv)
     state_dir = L.state_dir_or_fail(args)
-    with L.open_ledger(state_dir) as ledger:
+    # show only reads: it neither waits for a writer's lock nor rewrites the checkpoint files
+    with L.open_ledger(state_dir, repair=args.action != "show") as ledger:
         return ACTIONS[args.action](ledger, args)

@@ -75,6 +75,16 @@ def prepare(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA foreign_keys=ON")
 
 
+def is_created(conn: sqlite3.Connection) -> bool:
+    """Whether the tables exist at a schema this pynuma reads (a read only: no lock is needed for it)."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    except sqlite3.OperationalError:
+        return False  # no meta table yet (or the database is busy being created): :func:`create` decides
+    value = row[0] if row else None
+    return isinstance(value, str) and value.isascii() and value.isdigit() and int(value) <= SCHEMA_VERSION
+
+
 def create(conn: sqlite3.Connection) -> None:
     """Create the tables once (under the ledger lock); refuse a database of a newer schema."""
     conn.execute("BEGIN IMMEDIATE")

@@ -71,10 +71,13 @@ class Ledger:
             # files a writer killed between its commit and its file writes left behind, rewritten on open
             # (``repair=False``: left for :meth:`check_checkpoints` to report)
             self.synced_on_open: List[str] = []
-            with self._mutex, self._lock:
-                self._run(sql.create)
-                if repair:
-                    self.synced_on_open = checkpoints.sync(self.checkpoint_dir, checkpoints.derive(self._read()))
+            if repair or not self._run(sql.is_created):
+                # a reader (``repair=False``) of a ledger that exists takes no lock: it never waits for a writer
+                with self._mutex, self._lock:
+                    self._run(sql.create)
+                    if repair:
+                        self.synced_on_open = checkpoints.sync(self.checkpoint_dir,
+                                                               checkpoints.derive(self._read()))
         except BaseException:
             # a ledger that failed to open holds nothing: its connection and lock file close here
             if self._conn is not None:

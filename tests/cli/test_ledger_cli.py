@@ -223,3 +223,23 @@ def test_state_commands_refuse_a_fifo_without_blocking(tmp_path):
         assert out.returncode == 2 and "not a regular file" in out.stderr
     out = run("state", "check", str(tmp_path), timeout=60)
     assert out.returncode == 1 and "unreadable" in out.stdout
+
+
+def test_readers_do_not_wait_for_a_writer_and_see_only_what_it_committed(tmp_path):
+    from pynuma.ledger.store import Ledger
+    from pynuma.pod import load_pods
+
+    sd = str(tmp_path)
+    assert run("ledger", "init", "--state-dir", sd, "--allocatable", "cpu=4,memory=8Gi,pods=110").returncode == 0
+    a = manifest(tmp_path, "a", {"cpu": "3", "memory": "1Gi"})
+    assert run("ledger", "assume", a, "--state-dir", sd, "--bind").returncode == 0
+    b = manifest(tmp_path, "b", {"cpu": "1", "memory": "1Gi"})
+    with Ledger(os.path.join(sd, "pynuma-ledger.db"), timeout=1) as writer, writer.transaction() as tx:
+        tx.assume(load_pods(b)[0])  # held open, uncommitted, with the writer's lock
+        show = run("ledger", "show", "--state-dir", sd, "--json", timeout=30)
+        assert show.returncode == 0, show.stderr
+        assert [e["uid"] for e in json.loads(show.stdout)["entries"]] == ["uid-a"]
+        fit = run("fit", b, "--state-dir", sd, "--json", timeout=30)
+        assert fit.returncode == 0 and json.loads(fit.stdout)["fits"], fit.stderr
+    show = json.loads(run("ledger", "show", "--state-dir", sd, "--json").stdout)
+    assert [e["uid"] for e in show["entries"]] == ["uid-a", "uid-b"]
