@@ -19,6 +19,14 @@ if TYPE_CHECKING:  # annotations only: importing typing costs the commands' star
     Resources = Mapping[str, Quantity]
 
 
+_OVERCOMMITTABLE_POD_LEVEL = ("cpu", "memory")
+
+
+def is_supported_pod_level_resource(name: str) -> bool:
+    """Resources the API accepts in a pod's ``spec.resources``: cpu, memory and every hugepage size."""
+    return name in _OVERCOMMITTABLE_POD_LEVEL or name.startswith("hugepages-")
+
+
 def _resources(raw: Any, where: str) -> Dict[str, Quantity]:
     """A resource list; ``where`` is ``"<file>: pod <name>: <field path>"`` (the API server's path, e.g.
     ``spec.containers[0].resources.requests``), each bad entry named by its key (``...requests[cpu]``)."""
@@ -224,13 +232,28 @@ class Pod:
         raise InputError(f"pod {self.name}: no container named {name!r}")
 
     def defaulted(self) -> "Pod":
-        """A copy with requests defaulted from limits (containers and pod level), as the API server does."""
-        pod_requests = self.pod_requests
-        if self.pod_limits:
-            pod_requests = {**{n: q for n, q in self.pod_limits.items()}, **(self.pod_requests or {})}
-        return replace(self, containers=tuple(c.defaulted() for c in self.containers),
-                       init_containers=tuple(c.defaulted() for c in self.init_containers),
-                       pod_requests=pod_requests)
+        """A copy with requests defaulted as the API server does (``SetDefaults_Pod``).
+
+        Each container's requests default to its limits.  Then, where a
+        pod-level limit is set, a missing pod-level cpu or memory request
+        becomes what the containers request together (when any of them
+        requests it), and any other missing pod-level request the pod-level
+        limit (``defaultPodRequests``).
+        """
+        pod = replace(self, containers=tuple(c.defaulted() for c in self.containers),
+                      init_containers=tuple(c.defaulted() for c in self.init_containers))
+        if not pod.pod_limits:
+            return pod
+        from ._container_sums import aggregate
+
+        requests = dict(pod.pod_requests or {})
+        for name, (amount, fmt) in aggregate(pod, lambda c: c.requests).items():
+            if name not in requests and name in _OVERCOMMITTABLE_POD_LEVEL:
+                requests[name] = Quantity(amount, fmt)
+        for name, q in pod.pod_limits.items():
+            if name not in requests and is_supported_pod_level_resource(name):
+                requests[name] = q
+        return replace(pod, pod_requests=requests) if requests else pod
 
     @classmethod
     def from_dict(cls, raw: Mapping, where: str = "pod") -> "Pod":
@@ -365,11 +388,12 @@ def _pod_level_problem(pod: Pod) -> Optional[str]:
     return None
 
 
-def load_pods(path: str) -> List[Pod]:
+def load_pods(path: str, defaulted: bool = False) -> List[Pod]:
     """Pods from a YAML or JSON file: one Pod, several YAML documents, a ``kind: List`` or a JSON list.
 
     Each pod is validated as the API server would (:func:`validate_pod`);
-    errors name the file, the pod and the field path.
+    errors name the file, the pod and the field path.  ``defaulted=True``
+    gives them as the API server hands them to the kubelet (:meth:`Pod.defaulted`).
     """
     from .inputfile import load_items
 
@@ -377,7 +401,7 @@ def load_pods(path: str) -> List[Pod]:
     for item in load_items(path):
         pod = Pod.from_dict(item, where=path)
         validate_pod(pod, item, path)
-        pods.append(pod)
+        pods.append(pod.defaulted() if defaulted else pod)
     if not pods:
         raise InputError(f"{path}: no pod found")
     return pods

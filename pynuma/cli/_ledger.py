@@ -88,7 +88,7 @@ def load_manifests(path: str) -> List:
     """Pods of a manifest file, defaulted as the API server would (requests from limits)."""
     from ..pod import load_pods
 
-    return [p.defaulted() for p in load_pods(path)]
+    return load_pods(path, defaulted=True)
 
 
 def entry_rows(entries: Iterable) -> List[List[str]]:

@@ -179,7 +179,7 @@ def main(argv) -> int:
         from ._ledger import existing_state_dir
 
         existing_state_dir(args.state_dir)
-    pods = [p.defaulted() for p in load_pods(args.pod)]  # as the API server hands them to the kubelet
+    pods = load_pods(args.pod, defaulted=True)  # as the API server hands them to the kubelet
     topo = cpu_topology_for(args.topology, args.root or "/")
     try:
         info = NUMAInfo.from_matrix(topo.machine_numa_nodes, topo.distances)

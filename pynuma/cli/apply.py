@@ -86,7 +86,7 @@ def main(argv: List[str]) -> int:
     from ..fsroot import FsRoot
     from ..pod import load_pods
 
-    pods = load_pods(args.pods)
+    pods = load_pods(args.pods, defaulted=True)  # as the kubelet sees them
     pids = _pairs(args.pid, "--pid", parse_pid)
     ids = _pairs(args.container_id, "--container-id")
     if args.pod_max_pids is not None and args.pod_max_pids < -1:

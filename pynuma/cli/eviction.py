@@ -105,7 +105,7 @@ def _load_pod_file(path):
     from ..pod import load_pods
     from ..policy.eviction.ranking import PodStats
 
-    pods = load_pods(path)  # validates and names the file on errors
+    pods = load_pods(path, defaulted=True)  # validated and defaulted as the kubelet sees them
     stats, grace = {}, {}
     for pod, item in zip(pods, _raw_items(path)):
         if not isinstance(item, dict):

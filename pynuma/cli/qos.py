@@ -54,7 +54,7 @@ def main(argv: List[str]) -> int:
     from ..policy.oom_score import oom_score_adjs
     from ..policy.qos import qos_class
 
-    pods = load_pods(args.pods)
+    pods = load_pods(args.pods, defaulted=True)  # as the kubelet sees them
     capacity = _capacity(args)
     plr = not args.no_pod_level_resources
     out = []

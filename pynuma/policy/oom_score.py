@@ -51,7 +51,8 @@ def is_node_critical_pod(pod: Pod) -> bool:
 
 
 def _mem(c: Container) -> int:
-    q = c.request("memory")
+    # the request as given: the API server has already defaulted it from the limit (Pod.defaulted)
+    q = c.requests.get("memory")
     return q.value() if q is not None else 0
 
 

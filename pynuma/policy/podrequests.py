@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Callable, Dict, Iterable, Mapping, Optional, Tuple
 
-from ..pod import Container, ContainerStatus, Pod
+from .._container_sums import add_into as _add, aggregate, max_into as _max_into
+from ..pod import Container, ContainerStatus, Pod, is_supported_pod_level_resource
 from ..quantity import DECIMAL_SI, Quantity
 
 Resources = Dict[str, Quantity]
@@ -48,11 +49,6 @@ DEFAULT = RequestOptions()
 
 # -- pod-level resources (KEP-2837) -------------------------------------------------------------
 
-def is_supported_pod_level_resource(name: str) -> bool:
-    """Resources the API accepts in ``spec.resources``: cpu, memory and every hugepage size."""
-    return name in ("cpu", "memory") or name.startswith(HUGEPAGES_PREFIX)
-
-
 def _names_supported(res: Optional[Mapping[str, Quantity]]) -> bool:
     return any(is_supported_pod_level_resource(n) for n in (res or {}))
 
@@ -72,24 +68,11 @@ def is_pod_level_resources_set(pod: Pod) -> bool:
 
 # -- exact sums ------------------------------------------------------------------------------------
 
-def _add(into: _Amounts, res: Optional[Mapping[str, Quantity]]) -> None:
-    for name, q in (res or {}).items():
-        amount, fmt = into.get(name, (Fraction(0), q.format))
-        into[name] = (amount + q.amount, fmt)
-
-
 def _sum(*parts: Optional[Mapping[str, Quantity]]) -> _Amounts:
     out: _Amounts = {}
     for p in parts:
         _add(out, p)
     return out
-
-
-def _max_into(into: _Amounts, other: _Amounts) -> None:
-    for name, (amount, fmt) in other.items():
-        have = into.get(name)
-        if have is None or amount > have[0]:
-            into[name] = (amount, have[1] if have else fmt)
 
 
 def _as_quantities(amounts: _Amounts) -> Resources:
@@ -103,27 +86,6 @@ def _as_amounts(res: Mapping[str, Quantity]) -> _Amounts:
 # -- aggregation over containers -----------------------------------------------------------------
 
 View = Callable[[Container], Optional[Mapping[str, Quantity]]]
-
-
-def aggregate(pod: Pod, view: View) -> _Amounts:
-    """max(apps + all sidecars, each regular init container + the sidecars declared before it)."""
-    running: _Amounts = {}
-    for c in pod.containers:
-        _add(running, view(c))
-    sidecars: _Amounts = {}
-    init_peak: _Amounts = {}
-    for c in pod.init_containers:
-        value = view(c)
-        if c.is_sidecar:
-            _add(sidecars, value)
-            _add(running, value)
-            _max_into(init_peak, sidecars)
-        else:
-            candidate = dict(sidecars)
-            _add(candidate, value)
-            _max_into(init_peak, candidate)
-    _max_into(running, init_peak)
-    return running
 
 
 def _is_infeasible(pod: Pod) -> bool:
@@ -244,6 +206,23 @@ def pod_limits(pod: Pod, options: RequestOptions = DEFAULT) -> Resources:
             if have is not None and have[0] != 0:
                 amounts[name] = (have[0] + q.amount, have[1])
     return _as_quantities(amounts)
+
+
+def request_quantity(pod: Pod, resource: str, pod_level_resources: bool = True) -> Quantity:
+    """One resource's request as eviction ranking and resize feasibility read it (``GetResourceRequestQuantity``).
+
+    With pod-level resources set (and the gate on), the pod-level request
+    alone, the containers not looked at (0 when it does not name
+    ``resource``); otherwise :func:`pod_requests` without overhead.  The pod
+    overhead is added to a request that is not zero.
+    """
+    if pod_level_resources and is_pod_level_resources_set(pod):
+        q = (pod.pod_requests or {}).get(resource) if is_supported_pod_level_resource(resource) else None
+    else:
+        q = pod_requests(pod, RequestOptions(exclude_overhead=True)).get(resource)
+    total = q if q is not None else Quantity(0)
+    overhead = pod.overhead.get(resource)
+    return total + overhead if overhead is not None and not total.is_zero() else total
 
 
 # -- the scheduler's integer view (framework.Resource) -------------------------------------------

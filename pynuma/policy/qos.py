@@ -11,7 +11,7 @@ resources alone decide.
 """
 from __future__ import annotations
 
-from ..pod import Container, Pod
+from ..pod import Container, Pod, is_supported_pod_level_resource
 from ..quantity import Quantity
 
 TYPE_CHECKING = False
@@ -25,17 +25,12 @@ QOS_CLASSES = (GUARANTEED, BURSTABLE, BEST_EFFORT)
 _QOS_RESOURCES = ("cpu", "memory")
 
 
-def _is_pod_level_resource(name: str) -> bool:
-    # Resources the API accepts in pod.spec.resources (KEP-2837).
-    return name in _QOS_RESOURCES or name.startswith("hugepages-")
-
-
 def uses_pod_level_resources(pod: Pod, pod_level_resources: bool = True) -> bool:
     """Whether the pod's own ``spec.resources`` decide (gate on and a supported resource set there)."""
     if not pod_level_resources:
         return False
     names = list((pod.pod_requests or {}).keys()) + list((pod.pod_limits or {}).keys())
-    return any(_is_pod_level_resource(n) for n in names)
+    return any(is_supported_pod_level_resource(n) for n in names)
 
 
 def _defaulted_requests(requests: Mapping[str, Quantity], limits: Mapping[str, Quantity]) -> Dict[str, Quantity]:
@@ -76,12 +71,28 @@ def _container_pairs(containers: Iterable[Container]):
     return [(c.requests, c.limits) for c in containers]
 
 
+def _pod_level_qos(pod: Pod) -> str:
+    """The class of ``spec.resources`` alone (``resourceQOS``), its requests defaulted as the API server
+    defaults them: any entry at all and cpu and memory each requested as limited decide."""
+    limits = pod.pod_limits or {}
+    requests = pod.defaulted().pod_requests or {}
+    if not requests and not limits:
+        return BEST_EFFORT
+    zero = Quantity(0)
+    unset = [requests.get(n, zero) == 0 and limits.get(n, zero) == 0 for n in _QOS_RESOURCES]
+    if any(requests.get(n, zero) != limits.get(n, zero) for n in _QOS_RESOURCES) or len(set(unset)) > 1:
+        return BURSTABLE
+    return BEST_EFFORT if unset[0] else GUARANTEED
+
+
 def compute_qos_class(pod: Pod, pod_level_resources: bool = True) -> str:
-    """QoS class from the spec alone (``ComputePodQOS``), ignoring ``status.qosClass``."""
-    if uses_pod_level_resources(pod, pod_level_resources):
-        pairs = [(pod.pod_requests or {}, pod.pod_limits or {})]
-    else:
-        pairs = _container_pairs(pod.containers) + _container_pairs(pod.init_containers)
+    """QoS class from the spec alone (``ComputePodQOS``), ignoring ``status.qosClass``.
+
+    With the gate on, a pod that has ``spec.resources`` at all (even empty) is classed by it alone.
+    """
+    if pod_level_resources and (pod.pod_requests is not None or pod.pod_limits is not None):
+        return _pod_level_qos(pod)
+    pairs = _container_pairs(pod.containers) + _container_pairs(pod.init_containers)
     requests, limits, all_limited = _collect(pairs)
     if not requests and not limits:
         return BEST_EFFORT

@@ -82,9 +82,12 @@ def test_aggregate_counts_sidecars_and_init_peak():
     assert aggregate_memory_request(p) == 6 * 10**9
 
 
-def test_absent_request_defaults_to_limit():
+def test_the_formula_reads_the_request_and_the_api_server_defaults_it_from_the_limit():
     p = pod([c("a", None, "4G"), c("b", "1G")])
-    assert container_oom_score_adj(p, "a", CAP) == 500
+    # as upstream's GetContainerOOMScoreAdjust: no memory request is 0 bytes asked, the most killable
+    assert container_oom_score_adj(p, "a", CAP) == 999
+    # a pod the kubelet sees went through API defaulting: the limit became the request
+    assert container_oom_score_adj(p.defaulted(), "a", CAP) == 500
 
 
 def test_bad_capacity_and_unknown_container():

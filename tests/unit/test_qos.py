@@ -49,10 +49,26 @@ def test_pod_level_resources_decide_only_with_the_gate():
     assert qos_class(p, pod_level_resources=False) == BEST_EFFORT
 
 
-def test_pod_level_resources_without_cpu_or_memory_fall_back_to_containers():
+def test_any_pod_level_resources_decide_the_class_alone():
+    # ComputePodQOS looks only at spec.resources once it is there, even when it names no cpu or memory
+    # (the memory manager's "pod-level resources set" needs a supported name)
     p = pod([G], resources={"requests": {"example.com/foo": "1"}})
     assert not uses_pod_level_resources(p)
-    assert qos_class(p) == GUARANTEED
+    assert qos_class(p) == BEST_EFFORT
+    assert qos_class(pod([G], resources={})) == BEST_EFFORT
+    assert qos_class(pod([G], resources={}), pod_level_resources=False) == GUARANTEED
+
+
+def test_pod_level_requests_default_from_the_containers_then_the_pod_limits():
+    # defaultPodRequests: containers requesting cpu and memory give the pod-level requests, not the limits
+    burst = {"requests": {"cpu": "100m", "memory": "100Mi"}}
+    p = pod([burst], resources={"limits": {"cpu": "200m", "memory": "200Mi"}})
+    assert qos_class(p) == BURSTABLE
+    assert {n: str(q) for n, q in p.defaulted().pod_requests.items()} == {"cpu": "100m", "memory": "100Mi"}
+    # no container requests: the pod-level limits become the requests
+    q = pod([{}], resources={"limits": {"cpu": "200m", "memory": "200Mi"}})
+    assert qos_class(q) == GUARANTEED
+    assert {n: str(v) for n, v in q.defaulted().pod_requests.items()} == {"cpu": "200m", "memory": "200Mi"}
 
 
 qty = st.sampled_from(["0", "100m", "1", "2", "64Mi", "1Gi"])
