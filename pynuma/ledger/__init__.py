@@ -1,6 +1,7 @@
 """Node resource accounting: pod requests, fit, and a crash-safe ledger shared by every process.
 
-* :mod:`.requests` - what a pod asks for, as the scheduler computes it;
+* :mod:`pynuma.policy.podrequests` - what a pod asks for, as the scheduler computes it
+  (``pod_requests``, ``pod_limits``, ``RequestOptions`` are re-exported here);
 * :mod:`.fit` - the scheduler's ``NodeResourcesFit`` and the kubelet's admission predicate (pure);
 * :mod:`.store` - :class:`Ledger`, the SQLite ledger (assume / bind / forget / release / expire);
 * :mod:`.checkpoints` - the kubelet checkpoint files derived from the ledger.
@@ -10,9 +11,9 @@ Submodules are imported on use, so ``import pynuma.ledger`` stays cheap.
 from __future__ import annotations
 
 _LAZY = {
-    "pod_requests": ".requests",
-    "pod_limits": ".requests",
-    "RequestOptions": ".requests",
+    "pod_requests": "..policy.podrequests",
+    "pod_limits": "..policy.podrequests",
+    "RequestOptions": "..policy.podrequests",
     "FitResult": ".fit",
     "FitOptions": ".fit",
     "NodeState": ".node",

@@ -208,7 +208,8 @@ PREDICATES: Tuple[Tuple[str, Callable[[Pod, NodeState], Optional[str]]], ...] = 
 def admission_check(pod: Pod, node: NodeState, options: FitOptions = FitOptions()):
     """The scheduler's ``AdmissionCheck``: resources (one check), NodeAffinity, NodeName, NodePorts.
 
-    Returns ``(insufficient, predicate failures)``; without
+    NodeName is skipped when the node's name is not known (``""``, see
+    :func:`~pynuma.ledger.predicates.node_name_known`).  Returns ``(insufficient, predicate failures)``; without
     ``include_all_failures`` it stops at the first failing check.
     """
     records = fits_request(request_units(pod, options.pod_level_resources), node, options)
@@ -216,6 +217,8 @@ def admission_check(pod: Pod, node: NodeState, options: FitOptions = FitOptions(
     if records and not options.include_all_failures:
         return records, failures
     for name, check in PREDICATES:
+        if name == pr.NODE_NAME and not pr.node_name_known(node):
+            continue  # no node name given: nothing to compare spec.nodeName with
         reason = check(pod, node)
         if reason is not None:
             failures.append(PredicateFailure(name, reason))

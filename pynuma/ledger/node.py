@@ -15,9 +15,32 @@ from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Tuple, Union
 
 from ..pod import HostPort, Pod
 from ..quantity import Quantity
-from ..policy.podrequests import PODS, request_units, to_units
+from ..policy.podrequests import PODS, RequestOptions, pod_requests, to_units
 
 QuantityLike = Union[Quantity, str, int]
+
+
+def host_ports(pod: Pod) -> Tuple[HostPort, ...]:
+    """The host ports a pod holds while it runs (``schedutil.GetHostPorts``).
+
+    Sidecars (init containers with ``restartPolicy: Always``) first, then app
+    containers; a regular init container has exited before the pod runs, so
+    its ports are neither wanted nor held.
+    """
+    return tuple(hp for c in pod.init_containers if c.is_sidecar for hp in c.ports) + \
+        tuple(hp for c in pod.containers for hp in c.ports)
+
+
+def existing_pod_units(pod: Pod, pod_level_resources: bool = True, use_status_resources: bool = True) -> Dict[str, int]:
+    """What a pod already on the node counts for (the scheduler's ``calculateResource``).
+
+    With in-place resize (``InPlacePodVerticalScaling``, on by default) the
+    larger of the spec, the allocated and the actuated resources in the pod's
+    status counts.
+    """
+    opts = RequestOptions(skip_pod_level_resources=not pod_level_resources,
+                          use_status_resources=use_status_resources)
+    return to_units(pod_requests(pod, opts))
 
 
 def allocatable_units(allocatable: Mapping[str, QuantityLike]) -> Dict[str, int]:
@@ -61,15 +84,21 @@ class NodeState:
     def build(cls, allocatable: Optional[Mapping[str, QuantityLike]], existing: Iterable[Pod] = (), *,
               name: str = "", labels: Optional[Mapping[str, str]] = None, taints: Iterable[Mapping] = (),
               pod_level_resources: bool = True, partial: bool = False,
-              unknown: Iterable[str] = ()) -> "NodeState":
-        """From allocatable quantities and the pods already on the node (their requests summed)."""
+              unknown: Iterable[str] = (), use_status_resources: bool = True) -> "NodeState":
+        """From allocatable quantities and the pods already on the node (their requests summed).
+
+        ``name`` ``""`` means the node's name is not known (pynuma's callers
+        say so when the user gave none): the NodeName predicate is then
+        skipped.  ``use_status_resources`` (the ``InPlacePodVerticalScaling``
+        gate) counts each pod at the larger of its spec and its status.
+        """
         requested: Dict[str, int] = {}
         ports = []
         pods = list(existing)
         for p in pods:
-            for res, n in request_units(p, pod_level_resources).items():
+            for res, n in existing_pod_units(p, pod_level_resources, use_status_resources).items():
                 requested[res] = requested.get(res, 0) + n
-            ports += [hp for c in p.all_containers() for hp in c.ports]
+            ports += host_ports(p)
         return cls(allocatable_units(allocatable or {}), requested, len(pods), name, dict(labels or {}),
                    tuple(taints), tuple(ports), partial, allocatable is not None, frozenset(unknown))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping, Optional
 
 from ..pod import HostPort, Pod
-from .node import NodeState
+from .node import NodeState, host_ports
 
 NODE_AFFINITY = "NodeAffinity"
 NODE_NAME = "NodeName"
@@ -23,6 +23,7 @@ ERR_TAINTS = "node(s) had taints that the pod didn't tolerate"
 
 OS_LABEL = "kubernetes.io/os"
 CONFIG_SOURCE = "kubernetes.io/config.source"
+API_SOURCE = "api"
 NO_EXECUTE = "NoExecute"
 WILDCARD_IP = "0.0.0.0"
 
@@ -72,10 +73,26 @@ def node_affinity(pod: Pod, node: NodeState) -> Optional[str]:
 
 
 def node_name(pod: Pod, node: NodeState) -> Optional[str]:
-    """A pod bound to a node by name fits only that node (a node whose name is not known takes it)."""
-    if pod.node_name and node.name and pod.node_name != node.name:
+    """A pod bound to a node by name fits only that node (``nodename.Fits``, exactly).
+
+    Upstream: ``len(pod.Spec.NodeName) == 0 || pod.Spec.NodeName == node.Name``.
+    Where the node's name is not known at all (see :func:`node_name_known`)
+    the admission check skips this predicate instead of calling it.
+    """
+    if pod.node_name and pod.node_name != node.name:
         return ERR_NODE_NAME
     return None
+
+
+def node_name_known(node: NodeState) -> bool:
+    """Whether the node's name is known.
+
+    A Kubernetes node always has a non-empty name, so pynuma uses ``""`` for
+    "not known": ``pynuma fit``/``admit`` given no node name, a ledger
+    initialised without ``--node-name``.  The NodeName predicate is then
+    skipped rather than refusing every pod that names its node.
+    """
+    return bool(node.name)
 
 
 def _ports_conflict(a: HostPort, b: HostPort) -> bool:
@@ -86,9 +103,12 @@ def _ports_conflict(a: HostPort, b: HostPort) -> bool:
 
 
 def node_ports(pod: Pod, node: NodeState) -> Optional[str]:
-    """Every host port the pod wants must be free (``0.0.0.0`` conflicts with every address)."""
-    wanted = [hp for c in pod.all_containers() for hp in c.ports]
-    for want in wanted:
+    """Every host port the pod wants must be free (``0.0.0.0`` conflicts with every address).
+
+    Wanted ports are those of app containers and sidecars (``GetHostPorts``);
+    a regular init container's ports are not checked.
+    """
+    for want in host_ports(pod):
         if any(_ports_conflict(want, used) for used in node.host_ports):
             return ERR_NODE_PORTS
     return None
@@ -111,8 +131,13 @@ def tolerates(toleration: Mapping, taint: Mapping) -> bool:
 
 
 def is_static_pod(pod: Pod) -> bool:
-    """A pod from a manifest file on the node (the kubelet admits these regardless of taints)."""
-    return pod.annotations.get(CONFIG_SOURCE) == "file"
+    """A pod not from the API server (``types.IsStaticPod``): the kubelet admits these regardless of taints.
+
+    True when the ``kubernetes.io/config.source`` annotation exists and is not
+    ``api`` (``file``, ``http``, even ``""``).
+    """
+    source = pod.annotations.get(CONFIG_SOURCE)
+    return source is not None and source != API_SOURCE
 
 
 def taint_toleration(pod: Pod, node: NodeState, effects: Iterable[str] = (NO_EXECUTE,)) -> Optional[str]:

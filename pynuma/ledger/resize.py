@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Optional, Tuple
 
 from ..pod import Pod, PodCondition
-from .fit import FitOptions, fits_request
+from .fit import FitOptions, kubelet_admit
 from .node import NodeState, allocatable_units
-from ..policy.podrequests import CPU, MEMORY, request_units
+from ..policy.podrequests import CPU, MEMORY, request_quantity
 
 PENDING = "PodResizePending"
 IN_PROGRESS = "PodResizeInProgress"
@@ -46,19 +46,38 @@ def same_allocation(a: Pod, b: Pod, pod_level: bool) -> bool:
     return not pod_level or (_same(a.pod_requests, b.pod_requests) and _same(a.pod_limits, b.pod_limits))
 
 
+def resource_request(pod: Pod, name: str, pod_level_resources: bool = True) -> int:
+    """``GetResourceRequest``: one resource's request (:func:`~pynuma.policy.podrequests.request_quantity`)
+    in millicores for cpu, else in units."""
+    total = request_quantity(pod, name, pod_level_resources)
+    return total.milli_value() if name == CPU else total.value()
+
+
 def _infeasible(desired: Pod, allocatable: Mapping[str, int], pod_level: bool) -> Optional[str]:
-    req = request_units(desired, pod_level)
-    for name in (CPU, MEMORY):
-        want, have = req.get(name, 0), allocatable.get(name, 0)
-        if want > have:
-            return f"Node didn't have enough capacity: {name}, requested: {want}, capacity: {have}"
+    """``canResizePod``: the desired pod against node allocatable, memory named before cpu."""
+    cpu, mem = resource_request(desired, CPU, pod_level), resource_request(desired, MEMORY, pod_level)
+    cpu_have, mem_have = allocatable.get(CPU, 0), allocatable.get(MEMORY, 0)
+    if mem > mem_have:
+        return f"Node didn't have enough capacity: {MEMORY}, requested: {mem}, capacity: {mem_have}"
+    if cpu > cpu_have:
+        return f"Node didn't have enough capacity: {CPU}, requested: {cpu}, capacity: {cpu_have}"
     return None
 
 
 def retry_pending_resize(node_allocatable: Mapping, others: Iterable[Pod], allocated: Pod, desired: Pod,
                          conditions: Iterable[PodCondition] = (), pod_level_resize: bool = False,
-                         options: FitOptions = FitOptions()) -> ResizeOutcome:
-    """Decide one pending resize of ``allocated`` towards ``desired`` against the other pods."""
+                         options: FitOptions = FitOptions(), *, node_name: str = "",
+                         node_labels: Optional[Mapping[str, str]] = None,
+                         node_taints: Iterable[Mapping] = ()) -> ResizeOutcome:
+    """Decide one pending resize of ``allocated`` towards ``desired`` against the other pods.
+
+    Infeasible: the desired requests exceed node allocatable (memory checked
+    first).  Deferred: the kubelet's admission refuses the desired pod next
+    to the others (missing extended resources removed, then the resources,
+    NodeAffinity, NodeName, NodePorts and NoExecute taints, as the predicate
+    admit handler runs them; ``node_name``/``node_labels``/``node_taints``
+    describe the node, ``""`` = name not known).
+    """
     before = tuple(conditions)
     in_progress = [c for c in before if c.type == IN_PROGRESS]
     if same_allocation(allocated, desired, pod_level_resize):
@@ -68,10 +87,11 @@ def retry_pending_resize(node_allocatable: Mapping, others: Iterable[Pod], alloc
     message = _infeasible(desired, alloc_units, options.pod_level_resources)
     decision = INFEASIBLE
     if message is None:
-        node = NodeState.build(node_allocatable, others, pod_level_resources=options.pod_level_resources)
-        records = fits_request(request_units(desired, options.pod_level_resources), node, options)
-        if records:
-            decision, message = DEFERRED, records[0].kubelet_message
+        node = NodeState.build(node_allocatable, others, name=node_name, labels=node_labels, taints=node_taints,
+                               pod_level_resources=options.pod_level_resources)
+        admitted = kubelet_admit(desired, node, options)
+        if not admitted.fits:
+            decision, message = DEFERRED, admitted.message
     if message is not None:
         pending = PodCondition(PENDING, "True", decision, message)
         after = (pending,) + tuple(in_progress)
@@ -80,4 +100,4 @@ def retry_pending_resize(node_allocatable: Mapping, others: Iterable[Pod], alloc
     return ResizeOutcome(desired, after, True, "accepted")
 
 
-__all__ = ["ResizeOutcome", "retry_pending_resize", "same_allocation"]
+__all__ = ["ResizeOutcome", "resource_request", "retry_pending_resize", "same_allocation"]

@@ -37,9 +37,26 @@ def test_pod_request_with_sidecars_and_init_peak():
     assert r.pod_request(pod("z"), "memory") == 0
 
 
-def test_limits_default_requests():
+def test_the_request_is_read_as_given_and_the_api_server_defaults_it_from_the_limit():
     p = Pod.from_dict({"name": "p", "containers": [{"name": "c", "limits": {"memory": "1Gi"}}]})
+    assert r.pod_request(p, "memory") == 0  # GetResourceRequestQuantity reads requests only
+    assert r.pod_request(p.defaulted(), "memory") == 1 << 30
+
+
+def test_overhead_is_added_to_a_request_that_is_not_zero():
+    p = Pod.from_dict({"name": "p", "overhead": {"memory": "200Mi"},
+                       "containers": [{"name": "c", "requests": {"memory": "100Mi"}}]})
+    assert r.pod_request(p, "memory") == 300 << 20
+    assert r.pod_request(p, "ephemeral-storage") == 0  # no request: no overhead either
+    q = Pod.from_dict({"name": "q", "overhead": {"ephemeral-storage": "1Gi"}, "containers": [{"name": "c"}]})
+    assert r.pod_request(q, "ephemeral-storage") == 0
+
+
+def test_pod_level_resources_replace_the_containers():
+    p = Pod.from_dict({"name": "p", "resources": {"requests": {"memory": "1Gi"}},
+                       "containers": [{"name": "c", "requests": {"memory": "100Mi", "ephemeral-storage": "1Gi"}}]})
     assert r.pod_request(p, "memory") == 1 << 30
+    assert r.pod_request(p, "ephemeral-storage") == 0  # container-level requests are skipped
 
 
 def test_disk_usage_counts_only_declared_local_volumes_and_measured_parts():

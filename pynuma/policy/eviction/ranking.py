@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..._mapping import Mapping
 
-from ...pod import Container, Pod
+from ...pod import Pod
 from .podstats import ContainerStats, FsUsage, PodStats, stats_lookup  # noqa: F401 - re-exported
 from .signals import (
     ALLOCATABLE_MEMORY_AVAILABLE, CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, EPHEMERAL_STORAGE,
@@ -37,32 +37,12 @@ else:  # the aliases, spelled out (typing not imported)
 
 
 # -- requests ----------------------------------------------------------------
-def _request(c: Container, resource: str) -> Fraction:
-    q = c.request(resource)
-    return q.amount if q is not None else 0
-
-
 def pod_request(pod: Pod, resource: str) -> Fraction:
-    """The pod's effective request of ``resource`` (sidecar-aware; pod-level cpu/memory when set).
+    """The pod's request of ``resource`` as eviction ranks it (:func:`~pynuma.policy.podrequests.request_quantity`:
+    pod-level when set, else the sidecar-aware container sum, plus overhead when not zero)."""
+    from ..podrequests import request_quantity
 
-    Sum of app containers and sidecars, raised to the peak of any regular
-    init container (plus the sidecars started before it).
-    """
-    if pod.pod_requests and resource in ("cpu", "memory") and resource in pod.pod_requests:
-        return pod.pod_requests[resource].amount
-    total = sum((_request(c, resource) for c in pod.containers), 0)
-    sidecars = 0
-    init_peak = 0
-    for c in pod.init_containers:
-        r = _request(c, resource)
-        if c.is_sidecar:
-            total += r
-            sidecars += r
-            r = sidecars
-        else:
-            r = r + sidecars
-        init_peak = max(init_peak, r)
-    return max(total, init_peak)
+    return request_quantity(pod, resource).amount
 
 
 def pod_priority(pod: Pod) -> int:
