@@ -63,4 +63,41 @@ def enumerate_choice(free, k, dist, group, count):
                     local, local_rem = s, subset
         if local < best:
             best, best_combo, best_rem = local, combo, local_rem
-    return None if best_combo is None else (best_combo, best_rem)
+    return None if best_combo is None else (best_combo, best_rem, best == 0)
+
+
+class GoSlice:
+    """A Go ``[]int``: a window on a backing list that later appends may share and overwrite.
+
+    ``append`` writes in place while the backing list has room, else copies into a
+    new one of twice the capacity (1, 2, 4, 8, ... for small int slices), as Go does.
+    """
+
+    def __init__(self, backing: list, length: int) -> None:
+        self.backing, self.length = backing, length
+
+    def append(self, value) -> "GoSlice":
+        if self.length < len(self.backing):
+            self.backing[self.length] = value
+            return GoSlice(self.backing, self.length + 1)
+        grown = self.backing[:self.length] + [value] + [None] * (max(1, 2 * len(self.backing)) - self.length - 1)
+        return GoSlice(grown, self.length + 1)
+
+    def values(self) -> tuple:
+        """What the slice holds now."""
+        return tuple(self.backing[:self.length])
+
+
+def go_combinations(items, k):
+    """``iterateCombinations``: every k-combination of ``items`` as a :class:`GoSlice`, built the
+    kubelet's way (each level appends to its parent's slice), so a slice kept while the walk goes
+    on may change under its keeper."""
+    def walk(k, start, accum):
+        if k == 0:
+            yield accum
+            return
+        for i in range(start, len(items) - k + 1):
+            yield from walk(k - 1, i + 1, accum.append(items[i]))
+
+    if k >= 1:
+        yield from walk(k, 0, GoSlice([], 0))

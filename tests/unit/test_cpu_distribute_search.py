@@ -138,7 +138,7 @@ def test_no_sampled_rival_beats_the_answer_on_wide_machines(n, seed, group):
             continue
         assert rival >= best
         if rival == best:
-            assert _enumeration_rank(combo, subset) >= _enumeration_rank(*got)
+            assert _enumeration_rank(combo, subset) >= _enumeration_rank(*got[:2])
 
 
 def test_wide_machines_against_the_enumeration_where_it_is_cheap():

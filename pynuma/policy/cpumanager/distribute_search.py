@@ -134,12 +134,13 @@ def threshold(score: Callable[[int], int], q_best: int, q_max: int) -> int:
 
 
 def choose(free: Sequence[int], k: int, dist: int, group: int, count: int,
-           score: Callable[[int], int]) -> Optional[Tuple[Tuple[int, ...], Optional[Tuple[int, ...]]]]:
-    """The kubelet's (combination, remainder subset) for ``k`` nodes, as positions in ``free``.
+           score: Callable[[int], int]) -> Optional[Tuple[Tuple[int, ...], Optional[Tuple[int, ...]], bool]]:
+    """The kubelet's (combination, remainder subset, perfect) for ``k`` nodes, as positions in ``free``.
 
     ``free`` is the free CPU count per node in NUMA order, ``score(Q)`` the balance
     score of leaving Q as the sum of squares.  None when no k-combination works;
-    the subset is None when ``count`` divides evenly.
+    the subset is None when ``count`` divides evenly; ``perfect`` says the best
+    score is 0 (the kubelet then stops at the next combination).
     """
     r = (count - dist * k) // group
     caps = [(f - dist) // group if f >= dist else 0 for f in free]
@@ -162,9 +163,10 @@ def choose(free: Sequence[int], k: int, dist: int, group: int, count: int,
         return None
     budget = threshold(score, q_best, sum(f * f for f in free))
     combo = _lex_first(layers, k, r, budget)
+    perfect = score(q_best) == 0
     if r == 0:
-        return tuple(combo), None
-    return tuple(combo), _remainder_subset(free, combo, dist, group, r, budget)
+        return tuple(combo), None, perfect
+    return tuple(combo), _remainder_subset(free, combo, dist, group, r, budget), perfect
 
 
 def _remainder_subset(free: Sequence[int], combo: Sequence[int], dist: int, group: int, r: int,
