@@ -147,7 +147,7 @@ class Quantity:
             return cls._from_lowest(num, den, DECIMAL_SI)
         if not isinstance(text, str):
             raise InputError(f"invalid quantity {_shown(text)}")
-        num, den, fmt = _parse(text.strip())
+        num, den, fmt = _parse(text)
         return cls._from_lowest(num, den, fmt)
 
     # -- numbers --------------------------------------------------------

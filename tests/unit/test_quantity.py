@@ -110,3 +110,18 @@ def test_parsing_and_printing_a_fractional_quantity_does_not_import_fractions():
     out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=60,
                          env={"PYTHONPATH": str(__import__("pathlib").Path(__file__).resolve().parents[2])})
     assert out.stdout.strip() == "False", out.stderr
+
+
+@pytest.mark.parametrize("text", [" 1", "1 ", "2Mi\n", "\t100m", "1 Gi"])
+def test_whitespace_is_not_part_of_a_quantity(text):
+    # resource.ParseQuantity trims nothing: " 1" in a manifest or a config file is refused
+    with pytest.raises(InputError):
+        Quantity.parse(text)
+
+
+def test_a_hugepage_resource_name_with_whitespace_has_no_size():
+    from pynuma.hugepages.resources import page_size_from_resource_name
+
+    assert page_size_from_resource_name("hugepages-2Mi").value() == 2 << 20
+    with pytest.raises(InputError):
+        page_size_from_resource_name("hugepages-2Mi ")
