@@ -145,3 +145,19 @@ def test_an_unparseable_hugepage_size_counts_as_size_zero_like_the_kubelet_and_i
     assert limits == {0: 128, 2 * MI: 4 * MI}
     names = [s.name for s in V2Writer().settings(config.ResourceConfig(hugepage_limits=limits))]
     assert names == ["hugetlb.2MB.max"]
+
+
+def test_a_regular_init_container_beside_limited_sidecars_keeps_the_pods_limits():
+    # PodLimits hands ContainerFn a regular init container's limits plus the sidecars' before it: with
+    # a limited sidecar there, the init container's own missing limit does not lift the pod's
+    both = {"cpu": "100m", "memory": "100Mi"}
+    raw = {"name": "p", "containers": [{"name": "app", "requests": both,
+                                        "limits": {"cpu": "200m", "memory": "200Mi"}}],
+           "initContainers": [{"name": "side", "restartPolicy": "Always", "requests": both, "limits": both},
+                              {"name": "init", "requests": both}]}
+    cfg = resource_config_for_pod(Pod.from_dict(raw))
+    assert (cfg.cpu_quota, cfg.cpu_period, cfg.memory) == (30000, 100000, 300 << 20)
+    # without the sidecar's limits the init container does lift them
+    raw["initContainers"][0]["limits"] = {}
+    cfg = resource_config_for_pod(Pod.from_dict(raw))
+    assert (cfg.cpu_quota, cfg.memory) == (None, None)

@@ -73,9 +73,8 @@ def resource_config_for_pod(pod: Pod, *, enforce_cpu_limits: bool = True, cpu_pe
                          f"{', '.join(MEMORY_RESERVATION_POLICIES)}")
     requests = pod_requests(pod, pod_level_resources)
     limits = pod_limits(pod, pod_level_resources)
-    everyone = pod.containers + pod.init_containers
-    cpu_declared = limits_declared(everyone, "cpu")
-    memory_declared = limits_declared(everyone, "memory")
+    cpu_declared = limits_declared(pod, "cpu")
+    memory_declared = limits_declared(pod, "memory")
     if uses_pod_level(pod, pod_level_resources, pod.pod_requests) or \
             uses_pod_level(pod, pod_level_resources, pod.pod_limits):
         level = pod.pod_limits or {}

@@ -9,9 +9,9 @@ PodLevelResources feature gate.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Dict, Iterable, Mapping, Optional
+from typing import Dict, Mapping, Optional
 
-from ...pod import Container, Pod
+from ...pod import Pod
 from ...quantity import Quantity
 from .. import podrequests
 
@@ -40,9 +40,28 @@ def pod_limits(pod: Pod, pod_level_resources: bool = True, exclude_overhead: boo
     return {name: q.amount for name, q in found.items()}
 
 
-def limits_declared(containers: Iterable[Container], resource: str) -> bool:
-    """Whether every container has a non-zero limit on ``resource``."""
-    return all(c.limits.get(resource, Quantity(0)).amount != 0 for c in containers)
+def limits_declared(pod: Pod, resource: str) -> bool:
+    """Whether every container's limits, as ``PodLimits`` hands them to its ``ContainerFn``, hold a
+    non-zero ``resource``: an app container's own; a sidecar's together with the sidecars before it;
+    a regular init container's own plus those sidecars' (it runs beside them)."""
+    if any(_amount(c.limits, resource) == 0 for c in pod.containers):
+        return False
+    sidecars = Fraction(0)
+    for c in pod.init_containers:
+        own = _amount(c.limits, resource)
+        if c.is_sidecar:
+            sidecars += own
+            seen = sidecars
+        else:
+            seen = own + sidecars
+        if seen == 0:
+            return False
+    return True
+
+
+def _amount(resources: Mapping[str, Quantity], name: str) -> Fraction:
+    q = resources.get(name)
+    return Fraction(0) if q is None else Fraction(q.amount)
 
 
 def milli(amounts: Mapping[str, Fraction], name: str) -> int:
