@@ -21,7 +21,6 @@ from .eviction.thresholds import Threshold
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
     from collections.abc import Mapping
-    from fractions import Fraction
     from typing import Dict, Iterable, List, Optional
 
     Resources = Mapping[str, Quantity]
@@ -72,22 +71,33 @@ def node_allocatable_reservation(capacity: Resources, kube_reserved: Resources, 
     return out
 
 
-def _hugepages_total(capacity: Resources) -> Fraction:
-    return sum((q.amount for k, q in capacity.items() if k.startswith(HUGEPAGES_PREFIX)), 0)
+def _minus_hugepages(out: Dict[str, Quantity], pools: Resources) -> None:
+    """``memory`` less every hugepages pool of ``pools``, clamped at 0 after each (upstream's loop).
+
+    Upstream reads ``result[memory]`` as a zero quantity when memory is
+    missing, so any hugepages pool yields ``memory: 0`` then.
+    """
+    for k, pool in list(pools.items()):
+        if k.startswith(HUGEPAGES_PREFIX):
+            mem = out.get("memory")
+            amount = (0 if mem is None else mem.amount) - pool.amount
+            fmt = pool.format if mem is None or mem.amount == 0 else mem.format  # Sub from zero takes y's format
+            out["memory"] = Quantity(max(amount, 0), fmt)
 
 
 def node_allocatable_enforced(capacity: Resources, kube_reserved: Resources,
                               system_reserved: Resources) -> Dict[str, Quantity]:
     """The limits written to the node-allocatable (``kubepods``) cgroup: capacity - kube - system, >= 0.
 
-    Memory also leaves out hugepages; the eviction reservation is not subtracted.
+    Memory also leaves out the hugepages pools (as they stand after the
+    reservations, ``getNodeAllocatableAbsoluteImpl``); the eviction
+    reservation is not subtracted.
     """
     out: Dict[str, Quantity] = {}
     for k, cap in capacity.items():
         v = cap.amount - (system_reserved.get(k, Quantity(0)).amount) - (kube_reserved.get(k, Quantity(0)).amount)
-        if k == "memory":
-            v -= _hugepages_total(capacity)
         out[k] = Quantity(max(v, 0), cap.format)
+    _minus_hugepages(out, out)
     return out
 
 
@@ -99,10 +109,7 @@ def node_status_allocatable(capacity: Resources, kube_reserved: Resources, syste
     for k, cap in capacity.items():
         v = cap.amount - (reservation[k].amount if k in reservation else 0)
         out[k] = Quantity(max(v, 0), cap.format)
-    if "memory" in out:
-        for k, cap in capacity.items():
-            if k.startswith(HUGEPAGES_PREFIX):
-                out["memory"] = Quantity(max(out["memory"].amount - cap.amount, 0), out["memory"].format)
+    _minus_hugepages(out, capacity)  # setters.go MachineInfo: the capacity of every pool
     return out
 
 

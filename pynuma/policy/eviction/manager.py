@@ -21,7 +21,7 @@ from .signals import (
     CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE, IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE, NODEFS_AVAILABLE,
     NODEFS_INODES_FREE,
 )
-from .thresholds import Threshold, update_containerfs_thresholds
+from .thresholds import Threshold, containerfs_first_pass_thresholds, update_containerfs_thresholds
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
@@ -70,6 +70,9 @@ class EvictionConfig:
     pod_disruption_conditions: bool = True  # feature gate PodDisruptionConditions (GA)
     hard_grace_period_s: int = IMMEDIATE_GRACE_PERIOD_S
     allow_overwrite_termination_grace: bool = False  # feature gate AllowOverwriteTerminationGracePeriodSeconds
+    # Go capacity of the kubelet's threshold slice (None: its length, a slice literal); decides which
+    # containerfs overwrites the first pass sees (thresholds.threshold_config_capacity for parsed flags)
+    thresholds_capacity: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -142,14 +145,23 @@ def node_reclaim_funcs(layout: FsLayout) -> Dict[str, Tuple[str, ...]]:
             IMAGEFS_INODES_FREE: image, CONTAINERFS_AVAILABLE: container, CONTAINERFS_INODES_FREE: container}
 
 
-def _first_pass(config: EvictionConfig, state: EvictionState) -> EvictionState:
+def _first_pass(config: EvictionConfig, state: EvictionState) -> Tuple[EvictionState, Tuple[Threshold, ...]]:
+    """The state with the containerfs rewrite, and the thresholds this first pass evaluates.
+
+    Upstream evaluates the slice it read before the rewrite (a shadowed
+    variable): derived containerfs thresholds count from the second pass on,
+    while node-level reclaim already checks the rewritten set.
+    """
     layout = config.layout
     if layout.container_fs_separate and not config.separate_disk_gc:
         raise InputError(SPLIT_FS_WITHOUT_GATE)
     thresholds, warning = update_containerfs_thresholds(config.thresholds, layout.dedicated_image_fs,
                                                         layout.container_fs_separate)
-    return EvictionState(tuple(thresholds), state.thresholds_met, state.first_observed_at,
-                         state.conditions_last_observed_at, state.node_conditions, state.last_observations, warning)
+    seen = containerfs_first_pass_thresholds(config.thresholds, layout.dedicated_image_fs,
+                                             layout.container_fs_separate, config.thresholds_capacity)
+    return (EvictionState(tuple(thresholds), state.thresholds_met, state.first_observed_at,
+                          state.conditions_last_observed_at, state.node_conditions, state.last_observations, warning),
+            tuple(seen))
 
 
 def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, pods: Sequence[Pod], now: float,
@@ -172,12 +184,15 @@ def synchronize(config: EvictionConfig, state: EvictionState, stats: NodeStats, 
     """
     if not config.thresholds and not config.local_storage_capacity_isolation:
         return state, Decision(conditions=state.node_conditions)
+    evaluated: Optional[Tuple[Threshold, ...]] = None
     if state.thresholds is None:
-        state = _first_pass(config, state)
+        state, evaluated = _first_pass(config, state)
     all_thresholds = state.thresholds or ()
+    if evaluated is None:
+        evaluated = all_thresholds
     observations = stats.observations
 
-    current = met.thresholds_met(all_thresholds, observations, False)
+    current = met.thresholds_met(evaluated, observations, False)
     if state.thresholds_met:
         current = met.merge_thresholds(current, met.thresholds_met(state.thresholds_met, observations, True))
     first_observed = met.thresholds_first_observed_at(current, state.first_observed_at, now)

@@ -11,17 +11,28 @@ from .thresholds import Threshold
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
-    from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+    from fractions import Fraction
+    from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
     ObservedAt = Dict[Threshold, float]
 
 
-def threshold_quantity(threshold: Threshold, obs: Observation, enforce_min_reclaim: bool = False) -> int:
-    """The available level below which ``threshold`` is met (plus min-reclaim when enforced)."""
-    q = threshold.value.resolve(obs.capacity)
+def threshold_amount(threshold: Threshold, obs: Observation, enforce_min_reclaim: bool = False) -> Union[int, Fraction]:
+    """The exact level below which ``threshold`` is met (plus min-reclaim when enforced).
+
+    As ``thresholdsMet``: each term is ``GetThresholdQuantity`` (a quantity
+    as given, a percentage truncated to an integer), added exactly.
+    """
+    q = threshold.value.amount(obs.capacity)
     if enforce_min_reclaim and threshold.min_reclaim is not None:
-        q += threshold.min_reclaim.resolve(obs.capacity)
+        q += threshold.min_reclaim.amount(obs.capacity)
     return q
+
+
+def threshold_quantity(threshold: Threshold, obs: Observation, enforce_min_reclaim: bool = False) -> int:
+    """:func:`threshold_amount` in whole bytes/counts (rounded up: met iff it exceeds a whole ``available``)."""
+    q = threshold_amount(threshold, obs, enforce_min_reclaim)
+    return q if type(q) is int else -(-q.numerator // q.denominator)
 
 
 def thresholds_met(thresholds: Iterable[Threshold], observations: Mapping[str, Observation],
@@ -32,7 +43,7 @@ def thresholds_met(thresholds: Iterable[Threshold], observations: Mapping[str, O
         obs = observations.get(t.signal)
         if obs is None:
             continue
-        if t.operator == OP_LESS_THAN and threshold_quantity(t, obs, enforce_min_reclaim) > obs.available:
+        if t.operator == OP_LESS_THAN and threshold_amount(t, obs, enforce_min_reclaim) > obs.available:
             out.append(t)
     return out
 

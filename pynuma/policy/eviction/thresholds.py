@@ -20,7 +20,8 @@ from .signals import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
-    from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+    from fractions import Fraction
+    from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 # pkg/kubelet/eviction/defaults_linux.go (imagefs.inodesFree joined the defaults in v1.29).
 DEFAULT_EVICTION_HARD: Dict[str, str] = {
@@ -37,6 +38,21 @@ LEGACY_DEFAULT_EVICTION_HARD: Dict[str, str] = {
 NODE_ALLOCATABLE_PODS = "pods"
 
 
+GO_MIN_INT64 = -(1 << 63)
+
+
+def go_int64(x: float) -> int:
+    """Go's ``int64(x)`` of a float64 as the kubelet runs it (amd64): truncated toward zero.
+
+    A NaN or a value out of the int64 range has no int64; amd64 gives the
+    "integer indefinite" 0x8000000000000000 (-2**63).  A ``NaN%`` threshold
+    (``strconv.ParseFloat`` accepts ``NaN``) is therefore -2**63: never met.
+    """
+    if x != x or not -9.223372036854775808e18 <= x < 9.223372036854775808e18:
+        return GO_MIN_INT64
+    return int(x)
+
+
 @dataclass(frozen=True)
 class ThresholdValue:
     """Either an absolute quantity or a fraction (float32) of the observed capacity."""
@@ -44,12 +60,23 @@ class ThresholdValue:
     quantity: Optional[Quantity] = None
     percentage: float = 0.0
 
+    def amount(self, capacity: int) -> Union[int, Fraction]:
+        """The exact threshold against ``capacity`` (kubelet ``GetThresholdQuantity``).
+
+        A quantity is taken as it is (``500m`` stays a half: upstream adds and
+        compares quantities exactly); a percentage is the kubelet's
+        ``int64(float64(capacity) * float64(p))``, truncated.
+        """
+        if self.quantity is not None:
+            return self.quantity.amount
+        return go_int64(float(capacity) * self.percentage)
+
     def resolve(self, capacity: int) -> int:
-        """The threshold in bytes/counts against ``capacity`` (kubelet ``GetThresholdQuantity``)."""
+        """The threshold in whole bytes/counts against ``capacity`` (a fractional quantity rounded up)."""
         if self.quantity is not None:
             return self.quantity.value()
         # int64(float64(capacity) * float64(float32 percentage)): truncated, float32-skewed on purpose.
-        return int(float(capacity) * self.percentage)
+        return go_int64(float(capacity) * self.percentage)
 
     def resolve_quantity(self, capacity: int) -> Quantity:
         """Like :meth:`resolve` but as the quantity the kubelet prints in messages."""
@@ -291,48 +318,144 @@ def add_allocatable_thresholds(thresholds: Sequence[Threshold]) -> List[Threshol
     return list(thresholds) + extra
 
 
+_CONTAINERFS_SOURCES = (NODEFS_AVAILABLE, NODEFS_INODES_FREE, IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE)
+_CONTAINERFS_SIGNALS = (CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE)
+
+
+def _containerfs_writes(
+    thresholds: Sequence[Threshold], dedicated_image_fs: bool, container_fs_separate: bool,
+) -> Tuple[List[Tuple[Optional[int], Optional[Threshold]]], Optional[str]]:
+    """What ``UpdateContainerFsThresholds`` writes, in its order, and the error it reports.
+
+    Each write is ``(slot, threshold)``: ``slot`` the index of the user's
+    containerfs threshold it overwrites, ``None`` for an append; ``threshold``
+    ``None`` where upstream writes an empty threshold (no source to copy: no
+    operator, never met).  Only two layouts act: images and writable layers on
+    the same filesystem as each other (both on the root fs, or both apart from
+    it: copy nodefs) and a dedicated image fs holding the writable layers too
+    (copy imagefs).  Writable layers apart from images without a dedicated
+    image fs changes nothing.
+    """
+    src: Dict[Tuple[str, bool], Threshold] = {}
+    slots: Dict[Tuple[str, bool], int] = {}
+    error = None
+    for idx, t in enumerate(thresholds):
+        key = (t.signal, t.is_hard)
+        if t.signal in _CONTAINERFS_SOURCES:
+            src[key] = t
+        elif t.signal in _CONTAINERFS_SIGNALS:
+            kind = "hard" if t.is_hard else "soft"
+            error = f"found {t.signal} for {kind} eviction. ignoring"
+            slots[key] = idx
+    if dedicated_image_fs == container_fs_separate:
+        bytes_src, inodes_src = NODEFS_AVAILABLE, NODEFS_INODES_FREE
+    elif dedicated_image_fs:
+        bytes_src, inodes_src = IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE
+    else:
+        return [], error
+    writes: List[Tuple[Optional[int], Optional[Threshold]]] = []
+    for target, source in ((CONTAINERFS_AVAILABLE, bytes_src), (CONTAINERFS_INODES_FREE, inodes_src)):
+        for hard in (True, False):
+            s = src.get((source, hard))
+            derived = None if s is None else replace(s, signal=target, grace_period=0.0 if hard else s.grace_period)
+            writes.append((slots.get((target, hard)), derived))
+    return writes, error
+
+
 def update_containerfs_thresholds(
     thresholds: Sequence[Threshold], dedicated_image_fs: bool, container_fs_separate: bool,
 ) -> Tuple[List[Threshold], Optional[str]]:
     """Derive the ``containerfs.*`` thresholds from the filesystem layout (``UpdateContainerFsThresholds``).
 
-    Single filesystem or split (writable layers apart from images): copy the
-    nodefs thresholds; dedicated image fs only: copy the imagefs ones.  A
-    user-supplied containerfs threshold is overwritten in place and reported
-    (the last one) in the returned message.  A source threshold that does not
-    exist yields no containerfs threshold (upstream adds an empty, never-met one).
+    Single filesystem or split (writable layers apart from images, both apart
+    from the root fs): copy the nodefs thresholds; dedicated image fs only:
+    copy the imagefs ones; writable layers apart from images on the root fs:
+    nothing changes (upstream handles no such layout).  A user-supplied
+    containerfs threshold is overwritten in place by the layouts that act,
+    kept otherwise; it is reported (the last one) in the returned message
+    either way.  A source threshold that does not exist yields no containerfs
+    threshold (upstream adds an empty, never-met one).
     """
-    out = list(thresholds)
-    src: Dict[Tuple[str, bool], Threshold] = {}
-    slots: Dict[Tuple[str, bool], int] = {}
-    error = None
-    for idx, t in enumerate(out):
-        key = (t.signal, t.is_hard)
-        if t.signal in (NODEFS_AVAILABLE, NODEFS_INODES_FREE, IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE):
-            src[key] = t
-        elif t.signal in (CONTAINERFS_AVAILABLE, CONTAINERFS_INODES_FREE):
-            kind = "hard" if t.is_hard else "soft"
-            error = f"found {t.signal} for {kind} eviction. ignoring"
-            slots[key] = idx
-    if dedicated_image_fs and not container_fs_separate:
-        bytes_src, inodes_src = IMAGEFS_AVAILABLE, IMAGEFS_INODES_FREE
+    out: List[Optional[Threshold]] = list(thresholds)
+    writes, error = _containerfs_writes(thresholds, dedicated_image_fs, container_fs_separate)
+    for slot, derived in writes:
+        if slot is not None:
+            out[slot] = derived
+        elif derived is not None:
+            out.append(derived)
+    return [t for t in out if t is not None], error
+
+
+def containerfs_first_pass_thresholds(
+    thresholds: Sequence[Threshold], dedicated_image_fs: bool, container_fs_separate: bool,
+    capacity: Optional[int] = None,
+) -> List[Threshold]:
+    """The thresholds the kubelet's *first* synchronize evaluates.
+
+    ``synchronize`` takes ``thresholds := m.config.Thresholds`` before the
+    first-time block, and there ``thresholds, err := UpdateContainerFsThresholds(...)``
+    declares a new variable: the first pass evaluates the old slice.  It sees
+    the overwrites of user-supplied containerfs thresholds that land in the
+    shared backing array, i.e. those made before an append outgrows it
+    (``capacity``: the Go capacity of the configured slice, ``None`` = its
+    length, as for a slice literal), and none of the appended thresholds.
+    Later passes (and node-level reclaim) use the full result of
+    :func:`update_containerfs_thresholds`.
+    """
+    view: List[Optional[Threshold]] = list(thresholds)
+    length = len(view)
+    cap = length if capacity is None else max(capacity, length)
+    writes, _ = _containerfs_writes(thresholds, dedicated_image_fs, container_fs_separate)
+    for slot, derived in writes:
+        if slot is not None:
+            view[slot] = derived  # an empty threshold is never met: dropped
+        elif length == cap:
+            break  # this append moves the slice: later overwrites are not seen by this pass
+        else:
+            length += 1  # written past the old length: not seen by this pass
+    return [t for t in view if t is not None]
+
+
+# Go's malloc size classes up to 32 KiB; a slice of eviction Thresholds (64 bytes each) grows into them.
+_GO_SIZE_CLASSES = (
+    8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352, 384, 416,
+    448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304, 2688, 3072, 3200,
+    3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728, 10240, 10880, 12288, 13568, 14336,
+    16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768,
+)
+_GO_THRESHOLD_SIZE = 64  # evictionapi.Threshold on 64-bit: two strings, ThresholdValue, Duration, pointer
+
+
+def _go_append_capacity(length: int, cap: int, added: int) -> int:
+    """Capacity after ``append(s, added elements...)`` of a ``[]evictionapi.Threshold`` (Go growslice)."""
+    new_len = length + added
+    if added == 0 or new_len <= cap:
+        return cap
+    new_cap = cap
+    if new_len > 2 * cap:
+        new_cap = new_len
+    elif cap < 256:
+        new_cap = 2 * cap
     else:
-        bytes_src, inodes_src = NODEFS_AVAILABLE, NODEFS_INODES_FREE
-    removed = []
-    for target, source in ((CONTAINERFS_AVAILABLE, bytes_src), (CONTAINERFS_INODES_FREE, inodes_src)):
-        for hard in (True, False):
-            s = src.get((source, hard))
-            derived = None if s is None else replace(s, signal=target, grace_period=0.0 if hard else s.grace_period)
-            slot = slots.get((target, hard))
-            if slot is not None:
-                if derived is None:
-                    removed.append(slot)
-                else:
-                    out[slot] = derived
-            elif derived is not None:
-                out.append(derived)
-    out = [t for i, t in enumerate(out) if i not in removed]
-    return out, error
+        while new_cap < new_len:
+            new_cap += (new_cap + 3 * 256) >> 2
+    size = new_cap * _GO_THRESHOLD_SIZE
+    rounded = next((c for c in _GO_SIZE_CLASSES if c >= size), -(-size // 8192) * 8192)
+    return rounded // _GO_THRESHOLD_SIZE
+
+
+def threshold_config_capacity(hard: int, soft: int, allocatable_copies: int, enforce_pods: bool) -> int:
+    """Go capacity of ``ParseThresholdConfig``'s result (``hard``/``soft`` thresholds parsed, copies added).
+
+    Pass it as :attr:`~pynuma.policy.eviction.manager.EvictionConfig.thresholds_capacity`
+    for thresholds that came from :func:`parse_threshold_config`.
+    """
+    cap = _go_append_capacity(0, 0, hard)
+    cap = _go_append_capacity(hard, cap, soft)
+    if enforce_pods:  # addAllocatableThresholds: append(append([]Threshold{}, thresholds...), additional...)
+        n = hard + soft
+        cap = _go_append_capacity(n, _go_append_capacity(0, 0, n), allocatable_copies)
+    return cap
 
 
 def thresholds_from_config(cfg: Mapping, defaults: Optional[Mapping[str, str]] = DEFAULT_EVICTION_HARD) -> List[Threshold]:
