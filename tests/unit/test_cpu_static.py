@@ -149,3 +149,24 @@ def test_hint_provider_adapter_and_reuse_in_hints():
     assert got <= DUAL_NODE_HT.cpus_in_numa_nodes(1)
     # the container now holds 2 CPUs on node 1: hints are regenerated from them
     assert [h.to_json() for h in prov.hints(pod(c), c)["cpu"]][0] == {"numa": [1], "preferred": True}
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"full-pcpus-only": True, "distribute-cpus-across-cores": True},
+     "static policy options full-pcpus-only and distribute-cpus-across-cores can not be used at the same time"),
+    ({"prefer-align-cpus-by-uncorecache": True, "distribute-cpus-across-numa": True},
+     "static policy options prefer-align-cpus-by-uncorecache and distribute-cpus-across-numa can not be used"),
+    ({"bogus": True}, 'unknown CPU Manager Policy option: "bogus"'),
+])
+def test_the_policy_refuses_options_as_new_static_policy_does(options, message):
+    with pytest.raises(InputError, match=message):
+        StaticPolicy(SINGLE_HT, num_reserved=1, options=options)
+
+
+def test_reserved_cpus_the_kubelet_cannot_build():
+    with pytest.raises(InputError, match=r"reserved set: unknown CPU ID: 12$"):
+        StaticPolicy(SINGLE_HT, num_reserved=3, reserved=CPUSet([1, 12, 40]))
+    # a count below one takes nothing, so the size check names the empty set (as takeByTopology does)
+    with pytest.raises(InputError, match=r"^\[cpumanager\] unable to reserve the required amount of CPUs "
+                                         r"\(size of  did not equal -1\)$"):
+        StaticPolicy(SINGLE_HT, num_reserved=-1)

@@ -125,9 +125,24 @@ def parse_options(raw: Optional[Mapping[str, str]],
             flags[name] = parse_go_bool(value if isinstance(value, str) else str(value))
         except ValueError as err:
             raise InputError(f'bad value for option "{name}": {err}') from None
+    check_combination(flags)
+    return CPUManagerOptions(flags)
+
+
+def check_combination(flags: Mapping[str, bool]) -> None:
+    """Refuse two options that cannot be on together (``NewStaticPolicyOptions``), with its message."""
     for a, b in INCOMPATIBLE:
         if flags.get(a) and flags.get(b):
             raise InputError(f"static policy options {a} and {b} can not be used at the same time")
+
+
+def options_from_flags(flags: Optional[Mapping[str, bool]]) -> CPUManagerOptions:
+    """Options from ``{name: on}`` as the static policy takes them: an unknown name or two options that
+    exclude each other is :class:`InputError` with the kubelet's message (feature gates are not asked)."""
+    for name in sorted(flags or {}):
+        if name not in ALL_OPTIONS:
+            raise InputError(f'unknown CPU Manager Policy option: "{name}"')
+    check_combination({k: bool(v) for k, v in (flags or {}).items()})
     return CPUManagerOptions(flags)
 
 

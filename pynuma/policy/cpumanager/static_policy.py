@@ -19,7 +19,7 @@ from ...errors import AllocationError, CheckpointError, InputError
 from ...pod import Container, Pod
 from .assign import take_packed_bits
 from .distribute import take_distributed_bits
-from .options import CPUManagerOptions, validate_options
+from .options import CPUManagerOptions, check_combination, options_from_flags, validate_options
 from .state import CPUState
 from .topology import CPUTopology
 
@@ -65,15 +65,15 @@ class StaticPolicy:
     def __init__(self, topo: CPUTopology, num_reserved: int = 0, reserved: Optional[CPUSet] = None,
                  options: Union[CPUManagerOptions, Mapping[str, bool], None] = None,
                  topology_manager_policy: Optional[str] = None) -> None:
-        if not isinstance(options, CPUManagerOptions):
-            options = CPUManagerOptions(options)
+        if isinstance(options, CPUManagerOptions):
+            check_combination(options.flags)
+        else:
+            options = options_from_flags(options)
         validate_options(options, topo, topology_manager_policy)
         self.topo = topo
         self.options = options
         self.cpu_group_size = topo.cpus_per_core()
         self.cpus_to_reuse: Dict[str, CPUSet] = {}
-        if num_reserved < 0:
-            raise InputError(f"negative number of reserved CPUs {num_reserved}")
         if reserved is not None and len(reserved) > 0:
             res = reserved
         else:
@@ -87,7 +87,7 @@ class StaticPolicy:
         unknown = res - topo.cpus()
         if unknown:
             raise InputError(f"[cpumanager] unable to build the reserved physical CPUs from the reserved set: "
-                             f"CPUs {unknown} are not in the topology")
+                             f"unknown CPU ID: {min(unknown)}")
         self.reserved = res
         self.reserved_physical = CPUSet.from_bits(topo.siblings_bits(res.bits))
 
