@@ -19,7 +19,7 @@ from .parse import shown as _shown
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
     from fractions import Fraction
-    from typing import Tuple, Union
+    from typing import Optional, Tuple, Union
 
 _set = object.__setattr__
 _new = object.__new__
@@ -169,6 +169,12 @@ class Quantity:
 
     def __float__(self) -> float:
         return self._num / self._den
+
+    def as_int64(self) -> Optional[int]:
+        """The value as Go's ``Quantity.AsInt64`` gives it: a whole number that fits int64, else None."""
+        if self._den != 1 or not -(1 << 63) <= self._num < 1 << 63:
+            return None
+        return self._num
 
     def is_zero(self) -> bool:
         return self._num == 0

@@ -192,3 +192,36 @@ def test_fast_hints_match_the_plain_rules(n, allocations, ask_mib):
     got = policy.calculate_hints(state.machine_state, asked, {"memory": ask_mib * MI})
     assert {(h.numa, h.preferred) for h in got.get("memory", [])} == _reference_hints(state.machine_state,
                                                                                       {"memory": ask_mib * MI})
+
+
+def test_a_request_that_is_not_whole_bytes_gives_no_hint_and_cannot_be_allocated(policy):
+    # getRequestedResources: Quantity.AsInt64 fails for 1500m; hints are nil, Allocate names the failure
+    state = policy.start(MemoryState())
+    p = pod("a", ("c", "1500m"))
+    assert policy.topology_hints(state, p, p.containers[0]) is None
+    assert policy.pod_topology_hints(state, p) is None
+    with pytest.raises(InputError) as err:
+        policy.allocate(state, p, p.containers[0], Hint((0,), True))
+    assert str(err.value) == "[memorymanager] failed to represent quantity as int64"
+
+
+def test_requests_are_read_as_given():
+    # a limit without a request asks for nothing (the API server's defaulting is Pod.defaulted's job)
+    from pynuma.policy.memorymanager.requests import container_requested_resources
+
+    p = Pod.from_dict({"name": "p", "containers": [{"name": "c", "requests": {"cpu": "1", "memory": "1Gi"},
+                                                    "limits": {"cpu": "1", "memory": "1Gi", "hugepages-1Gi": "1Gi"}}]})
+    assert container_requested_resources(p.containers[0]) == {"memory": GI}
+    assert container_requested_resources(p.defaulted().containers[0]) == {"memory": GI, "hugepages-1Gi": GI}
+
+
+def test_reserved_memory_that_is_not_whole_bytes_is_refused_in_the_kubelets_words():
+    from pynuma.policy.memorymanager.reserved import MemoryReservation, parse_reserved_memory, system_reserved_memory
+    from pynuma.quantity import Quantity
+
+    with pytest.raises(InputError) as err:
+        system_reserved_memory([0, 1], None, [MemoryReservation(0, {"memory": Quantity.parse("1500m")})])
+    assert str(err.value) == "could not covert a variable of type Quantity to int64"
+    # the flag names itself
+    with pytest.raises(InputError, match=r"^--reserved-memory: memory=1500m is not a whole number of bytes$"):
+        parse_reserved_memory("0:memory=1500m")

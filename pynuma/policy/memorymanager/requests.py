@@ -34,16 +34,16 @@ class NodeInfo:
 
 
 def container_requested_resources(container: Container) -> Dict[str, int]:
-    """Bytes of ``memory`` and each ``hugepages-*`` the container requests (limits default requests)."""
+    """Bytes of ``memory`` and each ``hugepages-*`` the container requests (``getRequestedResources``:
+    its requests as given; a pod from a manifest is defaulted first, see ``Pod.defaulted``)."""
     out: Dict[str, int] = {}
-    names = set(container.requests) | set(container.limits)
-    for name in sorted(names):
+    for name in sorted(container.requests):
         if name != MEMORY and not is_hugepage_resource_name(name):
             continue
-        q = container.request(name)
-        if q.amount.denominator != 1:
-            raise InputError(f"[memorymanager] failed to represent quantity as int64 ({container.name} {name}={q})")
-        out[name] = q.value()
+        size = container.requests[name].as_int64()
+        if size is None:
+            raise InputError("[memorymanager] failed to represent quantity as int64")
+        out[name] = size
     return out
 
 

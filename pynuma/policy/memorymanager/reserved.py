@@ -77,6 +77,8 @@ def parse_reserved_memory(text: str) -> List[MemoryReservation]:
                 raise InputError(f"--reserved-memory: {name}: {err}") from None
             if q.amount < 0:
                 raise InputError(f"--reserved-memory: {name}={q} is negative")
+            if q.as_int64() is None:
+                raise InputError(f"--reserved-memory: {name}={q} is not a whole number of bytes")
             limits[name] = q
         out.append(MemoryReservation(node, limits))
     return out
@@ -124,7 +126,8 @@ def system_reserved_memory(numa_nodes: Iterable[int], node_allocatable_reservati
     out: SystemReserved = {n: {} for n in nodes}
     for r in reservations:
         for name, q in r.limits.items():
-            if q.amount.denominator != 1:
-                raise InputError(f"reserved memory {name}={q} on NUMA node {r.numa_node} is not a whole number of bytes")
-            out.setdefault(r.numa_node, {})[name] = q.value()
+            size = q.as_int64()
+            if size is None:
+                raise InputError("could not covert a variable of type Quantity to int64")  # upstream's wording
+            out.setdefault(r.numa_node, {})[name] = size
     return out

@@ -179,7 +179,10 @@ class StaticPolicy:
         """Container-scope hints per resource; ``None`` = no preference (not Guaranteed, or stale blocks)."""
         if qos_class(pod) != GUARANTEED:
             return None
-        requested = container_requested_resources(container)
+        try:
+            requested = container_requested_resources(container)
+        except InputError:
+            return None  # the kubelet logs it and gives no hint; Allocate then reports it
         if uses_pod_level_resources(pod, self.pod_level_resources):
             return None
         blocks = state.blocks(pod.uid, container.name)
@@ -191,7 +194,10 @@ class StaticPolicy:
         """Pod-scope hints for everything the pod needs at its peak."""
         if qos_class(pod) != GUARANTEED:
             return None
-        requested = pod_requested_resources(pod)
+        try:
+            requested = pod_requested_resources(pod)
+        except InputError:
+            return None  # as for a container: no hint
         if uses_pod_level_resources(pod, self.pod_level_resources):
             return None
         for c in pod.all_containers():
