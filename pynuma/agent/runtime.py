@@ -128,9 +128,11 @@ class NodeAgent(Runner):
 
     # -- admission ----------------------------------------------------------------------------------
     def admit(self, pod: Union[Pod, Mapping], tolerations=()):
-        """Admit a pod (a :class:`~pynuma.pod.Pod` or a manifest dict): an :class:`~pynuma.policy.admit.AdmitReport`."""
-        if not isinstance(pod, Pod):
-            pod = Pod.from_dict(pod)
+        """Admit a pod (a :class:`~pynuma.pod.Pod` or a manifest dict): an :class:`~pynuma.policy.admit.AdmitReport`.
+
+        The pod is taken as the API server hands it to the kubelet (:meth:`~pynuma.pod.Pod.defaulted`).
+        """
+        pod = (pod if isinstance(pod, Pod) else Pod.from_dict(pod)).defaulted()
         with self._lock:
             pressure = self._last_sync.conditions if self._last_sync else ()
             report = self._admission.admit(pod, pressure, tolerations)

@@ -6,6 +6,8 @@ import os
 import pytest
 
 from pynuma.agent import AgentConfig, NodeAgent
+from pynuma.cpuset import CPUSet
+from pynuma.quantity import Quantity
 from pynuma.ledger.store import DB_NAME, Ledger
 from tests.agent.test_nrt import guaranteed
 
@@ -88,3 +90,15 @@ def test_a_changed_cpu_policy_is_refused_like_the_kubelet(node_root, tmp_path):
     with pytest.raises(CheckpointError, match="CPU policy"):
         NodeAgent(node_root, AgentConfig(), state_dir=state)
     assert sorted(os.listdir("/proc/self/fd")) == fds  # a refused agent leaves nothing open
+
+
+def test_a_manifest_is_admitted_as_the_api_server_hands_it_over(node_root, tmp_path):
+    # limits only: the API server makes them the requests, so the pod is Guaranteed and gets exclusive CPUs
+    res = {"cpu": "2", "memory": "1Gi"}
+    raw = {"metadata": {"name": "lim", "uid": "lim"}, "spec": {"containers": [{"name": "c", "resources": {"limits": res}}]}}
+    state = str(tmp_path / "state")
+    with NodeAgent(node_root, AgentConfig(**STATIC), state_dir=state) as agent:
+        report = agent.admit(raw)
+        assert report.admit and len(CPUSet.parse(report.containers[0].cpus)) == 2
+        with Ledger(os.path.join(state, DB_NAME)) as other:
+            assert other.requested()["memory"] == Quantity.parse("1Gi")
