@@ -11,7 +11,7 @@ Restore follows the kubelet: decode and verify as v1, else as v2; a bad
 file raises :class:`CheckpointError` and is never rewritten.
 
 >>> text = dumps("none", CPUSet.parse("1-3"), {"pod": {"container1": CPUSet.parse("4-6")}})
->>> load(text).default_cpuset
+>>> str(load(text).default)
 '1-3'
 """
 from __future__ import annotations
@@ -23,6 +23,7 @@ from .atomic import write_atomic
 from ..cpuset import CPUSet
 from ..errors import CheckpointError, ChecksumMismatch, InputError
 from .checksum import Struct, Typed, checksum_of
+from .gocpuset import go_quote, parse as go_parse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
@@ -40,16 +41,35 @@ class _Pairs(list):
     """A JSON object kept as ordered (key, value) pairs, so duplicate and case-variant keys decode as Go does."""
 
 
+#: encoding/json's error for a text that ends inside a value (a truncated file, ``{``, ``""``)
+UNEXPECTED_END = "unexpected end of JSON input"
+_JSON_SPACE = " \t\n\r"
+
+
+def json_error(text: str, err: Exception) -> str:
+    """What to report for ``text`` that the JSON decoder refused with ``err`` (shared by every checkpoint).
+
+    A text that stops before its value is complete gets encoding/json's own words,
+    :data:`UNEXPECTED_END`; Python's decoder says it in several ways (nothing left at the
+    error position, a string never closed, a literal or sign cut short).
+    """
+    if isinstance(err, RecursionError):  # the decoder recurses once per level of nesting
+        return "invalid JSON: nested too deeply"
+    pos = getattr(err, "pos", None)
+    if pos is not None:
+        rest = text[pos:].rstrip(_JSON_SPACE)
+        msg = getattr(err, "msg", "")
+        if not rest or msg.startswith("Unterminated string") or (
+                msg == "Expecting value" and rest in ("-", "t", "tr", "tru", "f", "fa", "fal", "fals", "n", "nu", "nul")):
+            return UNEXPECTED_END
+    return f"invalid JSON: {err}"
+
+
 def _decode(text: str) -> Any:
     try:
         return _json_loads(text, object_pairs_hook=_Pairs)
-    except RecursionError:  # the decoder recurses once per level of nesting
-        raise CheckpointError("invalid JSON: nested too deeply") from None
-    except ValueError as err:
-        pos = getattr(err, "pos", None)
-        if pos is not None and pos >= len(text.rstrip()):
-            raise CheckpointError("unexpected end of JSON input") from None
-        raise CheckpointError(f"invalid JSON: {err}") from None
+    except (RecursionError, ValueError) as err:
+        raise CheckpointError(json_error(text, err)) from None
 
 
 def _type_name(raw: Any) -> str:
@@ -66,6 +86,12 @@ def _type_name(raw: Any) -> str:
 
 def _bad(raw: Any, struct: str, field: str, gotype: str) -> CheckpointError:
     return CheckpointError(f"json: cannot unmarshal {_type_name(raw)} into Go struct field "
+                           f"{struct}.{field} of type {gotype}")
+
+
+def _bad_number(raw: Any, struct: str, field: str, gotype: str) -> CheckpointError:
+    # A number that does not fit an integer field is named with its text ("number -1").
+    return CheckpointError(f"json: cannot unmarshal number {raw!r} into Go struct field "
                            f"{struct}.{field} of type {gotype}")
 
 
@@ -120,7 +146,11 @@ def compute_checksum(policy_name: str, default_cpuset: str, entries: Optional[Ma
 
 
 def _decode_as(doc: Any, v1: bool) -> CPUCheckpoint:
-    struct = "CPUManagerCheckpointV1" if v1 else "CPUManagerCheckpointV2"
+    # The kubelet's V2 type is an alias (CPUManagerCheckpointV2 = CPUManagerCheckpoint), so Go's
+    # errors name the struct CPUManagerCheckpoint.
+    struct = "CPUManagerCheckpointV1" if v1 else "CPUManagerCheckpoint"
+    if doc is None:  # json.Unmarshal of `null` into a struct leaves it as it was: empty, checksum 0
+        doc = _Pairs()
     if not isinstance(doc, _Pairs):
         raise CheckpointError(f"json: cannot unmarshal {_type_name(doc)} into Go value of type state.{struct}")
     policy, default, checksum = "", "", 0
@@ -138,8 +168,10 @@ def _decode_as(doc: Any, v1: bool) -> CPUCheckpoint:
         elif k == "checksum":
             if raw is None:
                 continue
-            if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= MAX_UINT64:
+            if isinstance(raw, bool) or not isinstance(raw, (int, float)):
                 raise _bad(raw, struct, "checksum", "checksum.Checksum")
+            if not isinstance(raw, int) or not 0 <= raw <= MAX_UINT64:
+                raise _bad_number(raw, struct, "checksum", "checksum.Checksum")
             checksum = raw
         elif k == "entries":
             if v1:
@@ -209,23 +241,22 @@ def load(text: Optional[str], configured_policy: Optional[str] = None,
         cp = decode(text)
         entries = migrate(cp, container_map)
         if configured_policy is not None and configured_policy != cp.policy_name:
-            stored = f'"{cp.policy_name}"' if len(cp.policy_name) <= 64 else \
-                f'"{cp.policy_name[:56]}..." ({len(cp.policy_name)} characters)'  # one short line
-            raise CheckpointError(f'configured policy "{configured_policy}" differs from state checkpoint '
-                                  f'policy {stored}')
+            raise CheckpointError(f"configured policy {go_quote(configured_policy, 64)} differs from state "
+                                  f"checkpoint policy {go_quote(cp.policy_name, 64)}")  # one short line
+        # The kubelet's own parser (k8s.io/utils/cpuset.Parse): what it refuses, with its words.
         try:
-            default = CPUSet.parse(cp.default_cpuset)
+            default = go_parse(cp.default_cpuset)
         except ValueError as err:
-            raise CheckpointError(f'could not parse default cpu set "{cp.default_cpuset}": {err}') from None
+            raise CheckpointError(f"could not parse default cpu set {go_quote(cp.default_cpuset)}: {err}") from None
         assignments: Dict[str, Dict[str, CPUSet]] = {}
         for pod in sorted(entries):
             assignments[pod] = {}
             for name, text_set in sorted(entries[pod].items()):
                 try:
-                    assignments[pod][name] = CPUSet.parse(text_set)
+                    assignments[pod][name] = go_parse(text_set)
                 except ValueError as err:
-                    raise CheckpointError(f'could not parse cpuset "{text_set}" for container "{name}" '
-                                          f'in pod "{pod}": {err}') from None
+                    raise CheckpointError(f"could not parse cpuset {go_quote(text_set)} for container "
+                                          f"{go_quote(name)} in pod {go_quote(pod)}: {err}") from None
     except CheckpointError as err:
         raise CheckpointError(f"could not restore state from checkpoint: {err}") from None
     return RestoredState(cp.policy_name, default, assignments, cp)

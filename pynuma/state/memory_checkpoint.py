@@ -202,10 +202,10 @@ def parse_checkpoint(text: str, policy: Optional[str] = None, verify: bool = Tru
     """Decode checkpoint text; ``CheckpointError`` when corrupt, checksum-mismatched or of another policy."""
     try:
         raw = _json_loads(text)
-    except RecursionError:  # the decoder recurses once per level of nesting
-        raise CheckpointError(f"{CORRUPT}: not JSON (nested too deeply)") from None
-    except ValueError as err:
-        raise CheckpointError(f"{CORRUPT}: not JSON ({err})") from None
+    except (RecursionError, ValueError) as err:  # a truncated file: encoding/json's "unexpected end of JSON input"
+        from .cpu_checkpoint import json_error  # the one rule for every checkpoint (imported only on failure)
+
+        raise CheckpointError(json_error(text, err)) from None
     if not isinstance(raw, Mapping):
         raise CheckpointError(f"{CORRUPT}: expected a JSON object")
     if _get(raw, "data") is not None and _get(raw, "machineState") is None:

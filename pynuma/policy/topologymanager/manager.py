@@ -30,6 +30,7 @@ STABLE_OPTIONS = frozenset({PREFER_CLOSEST_NUMA_NODES})
 CONTAINER_SCOPE = "container"
 POD_SCOPE = "pod"
 SCOPES = (CONTAINER_SCOPE, POD_SCOPE)
+NONE_SCOPE = "none"  # the kubelet's scope for policy "none" (whatever scope was configured)
 
 _TRUE = {"1", "t", "T", "TRUE", "true", "True"}
 _FALSE = {"0", "f", "F", "FALSE", "false", "False"}
@@ -152,7 +153,13 @@ class TopologyManager:
     def create(cls, info: NUMAInfo, policy: str, scope: str = CONTAINER_SCOPE,
                options: Optional[Mapping[str, str]] = None,
                feature_gates: Optional[Mapping[str, bool]] = None) -> "TopologyManager":
-        """Validate like the kubelet: options, distances, node count, policy name, scope name."""
+        """Validate like the kubelet's ``NewManager``: options, distances, node count, policy name, scope name.
+
+        Policy ``none`` comes first and skips all of it, as the kubelet short-circuits:
+        the configured scope and options are never looked at, and the manager's scope is ``none``.
+        """
+        if policy == NONE:
+            return cls(info, make_policy(NONE, info), NONE_SCOPE, TopologyManagerOptions())
         opts = parse_options(options, feature_gates)
         if opts.prefer_closest_numa and not info.has_distances:
             raise InputError("cannot discover NUMA topology: error getting NUMA distances from cadvisor")
