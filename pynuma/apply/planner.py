@@ -107,7 +107,13 @@ class Planner:
                 continue
             self._check_cpuset(unified, cgroup, s)
             self._write(join(directory, s.name), s.value, s.why)
-        wanted = {s.controller for s in below if s.controller and s.controller in available}
+        if directory in self._created and (below or not owned):
+            # a parent cgroup this plan makes gets every controller its own parent gives, as runc's
+            # CreateCgroupPath does for the kubelet: later pods below it may need one this plan does not
+            # (cpuset, pids).  A leaf keeps none: processes cannot live beside enabled controllers.
+            wanted = available
+        else:
+            wanted = {s.controller for s in below if s.controller and s.controller in available}
         todo = sorted(wanted - set(self.enabled(cgroup)))
         if todo and (owned or directory in self._created):
             self._write(join(directory, SUBTREE_CONTROL), " ".join("+" + c for c in todo),

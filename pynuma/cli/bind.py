@@ -65,7 +65,9 @@ def _apply(pid, fs, args, cpus, migrate):
     """What was (or would be) done to ``pid``, JSON-ready."""
     from .. import bind
 
-    threads = bind.thread_ids(pid, fs) if args.all_threads else [pid]
+    threads = bind.thread_ids(pid, fs)  # NoSuchProcess, on a dry run too, for a process that is not there
+    if not args.all_threads:
+        threads = [pid]
     result = {"pid": pid, "threads": sorted(threads), "cpus": None if cpus is None else str(cpus),
               "migrate": None if migrate is None else {"from": str(migrate[0]), "to": str(migrate[1])},
               "dry_run": args.dry_run}

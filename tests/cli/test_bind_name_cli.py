@@ -80,7 +80,9 @@ def test_bind_name_errors(sleepers):
     for args, code, text in ((["--name", "^no-such-process-xyz$", "--cpus", "0"], 1, "no process has a name"),
                              (["1", "--name", pattern, "--cpus", "0"], 2, "either a PID or --name"),
                              (["--user", "root", "--cpus", "0"], 2, "give --name too"),
-                             (["--name", "(", "--cpus", "0"], 2, "not a regular expression")):
+                             (["--name", "(", "--cpus", "0"], 2, "not a regular expression"),
+                             # a dry run checks the process is there, as the run does
+                             (["999999", "--cpus", "0", "--dry-run"], 1, "no such process")):
         res = pynuma("bind", *args)
         assert res.returncode == code, (args, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1 and text in res.stderr

@@ -265,6 +265,22 @@ def test_missing_kubepods_needs_a_driver_then_is_created(tmp_path):
     assert open_tree(FsRoot(root), allow_fake_root=True).driver == "systemd"
 
 
+def test_a_kubepods_this_plan_creates_gets_every_controller_later_pods_may_need(tmp_path):
+    # the first pod needs only cpu and memory, the next one a cpuset: runc enables every controller the
+    # parent gives when it creates a cgroup, so kubepods must not be left with the first pod's two
+    root = cgroupfs.build(str(tmp_path), "v2", "cgroupfs", kubepods=False)
+    tree = open_tree(FsRoot(root), driver="cgroupfs", allow_fake_root=True)
+    plan = plan_pod(tree, burstable_pod())
+    writes = {s.path: s.value for s in plan.steps if s.path.endswith("/cgroup.subtree_control")}
+    assert sorted(writes["/sys/fs/cgroup/kubepods/cgroup.subtree_control"].split()) == \
+        ["+cpu", "+cpuset", "+hugetlb", "+memory", "+pids"]
+    # a container's own cgroup holds its processes: no controllers are enabled below it
+    assert not any(p.endswith(("/app/cgroup.subtree_control", "/log/cgroup.subtree_control")) for p in writes)
+    execute(tree, plan)
+    tree = open_tree(FsRoot(root), allow_fake_root=True)
+    plan_pod(tree, guaranteed_pod(), placements={"db": Placement(cpus=CPUSet([1, 2]), mems=CPUSet([0]))})
+
+
 def test_unified_settings_are_refused_on_v1(tmp_path):
     root = cgroupfs.build(str(tmp_path), "v1", "cgroupfs")
     tree = open_tree(FsRoot(root), allow_fake_root=True)
