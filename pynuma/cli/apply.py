@@ -91,6 +91,10 @@ def main(argv: List[str]) -> int:
     ids = _pairs(args.container_id, "--container-id")
     if args.pod_max_pids is not None and args.pod_max_pids < -1:
         raise InputError(f"--pod-max-pids {args.pod_max_pids}: must be -1 (no limit) or more")
+    if args.state_dir:
+        from ._ledger import existing_state_dir
+
+        existing_state_dir(args.state_dir)  # a mistyped one must not mean "no placements"
     if len(pods) > 1 and (pids or ids):
         raise InputError(f"{args.pods}: --pid and --container-id need a file with one pod, it has {len(pods)}")
     settings = KubeletSettings(enforce_cpu_limits=not args.no_cpu_cfs_quota,

@@ -108,6 +108,7 @@ def test_corrupt_checkpoint_is_one_line(node, tmp_path):
     (("POD", "--dry-run", "--pid", "app=999999"), 1, "no such process"),
     (("POD", "--dry-run", "--cpu-cfs-quota-period", "3h"), 2, "--cpu-cfs-quota-period"),
     (("POD", "--dry-run", "--cgroup-driver", "cgroupfs"), 2, "belongs to the systemd driver"),
+    (("POD", "--dry-run", "--state-dir", "/nonexistent-state"), 2, "--state-dir /nonexistent-state: no such directory"),
 ])
 def test_bad_input_is_one_line(node, args, code, text):
     root, pod = node
