@@ -139,6 +139,14 @@ def _nested(fs: FsRoot, layout: CgroupLayout) -> Tuple[CgroupLayout, Tuple[str, 
     return replace(layout, v1_mounts=v1, unified=unified), tuple(b.rstrip("/") for b in bases)
 
 
+class NoKubepods(InputError):
+    """No ``kubepods`` cgroup exists and no driver was given to make one (``reason`` says what was looked at)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 def open_tree(fs: FsRoot, cgroup_root: str = "/", driver: Optional[str] = None,
               allow_fake_root: bool = False, nest_under_self: bool = False) -> CgroupTree:
     """Detect the hierarchies under ``fs`` and where ``kubepods`` is (or goes).
@@ -170,6 +178,7 @@ def open_tree(fs: FsRoot, cgroup_root: str = "/", driver: Optional[str] = None,
                          f"belongs to the {found} driver")
     chosen = driver or found
     if chosen is None:
-        raise InputError(f"{layout.reasons[-1]}: give the cgroup driver (cgroupfs or systemd) to create it")
+        raise NoKubepods(f"{layout.reasons[-1]}: give the cgroup driver (cgroupfs or systemd) to create it",
+                         layout.reasons[-1])
     kubepods = layout.kubepods or join(cgroup_root, KUBEPODS_NAME[chosen])
     return CgroupTree(fs, layout, chosen, kubepods, writer_for(layout.version), bases)

@@ -26,8 +26,13 @@ def main(argv: List[str]) -> int:
 
     if not args.timeout > 0 or args.timeout > 3600:
         raise InputError(f"--timeout {args.timeout}: expected seconds in (0, 3600]")
+    from ..apply.tree import NoKubepods
+
     with FsRoot(args.root) as fs:
-        tree = open_target(fs, args, args.dry_run)
+        try:
+            tree = open_target(fs, args, args.dry_run)
+        except NoKubepods as err:  # nothing to create here: there is simply no pod
+            raise PynumaError(f"no cgroup of pod {args.uid}: {err.reason}") from None
         if tree.find_pod(args.uid) is None:
             raise PynumaError(f"no cgroup of pod {args.uid} under {fs.host_path(tree.dir('memory', tree.kubepods))}")
         outcome = evict_pod(tree, args.uid, args.reason, args.message, dry_run=args.dry_run,

@@ -148,6 +148,12 @@ def test_evict_dry_run_then_kill_file_then_unknown_pod(node):
     assert "no cgroup of pod 11-22" in err
 
 
+def test_evict_where_the_kubelet_made_no_pods_says_so(tmp_path):
+    root = cgroupfs.build(str(tmp_path / "root"), "v2", "systemd", kubepods=False)
+    err = one_line_error(run("evict", "11-22", "--root", root, "--dry-run"), 1)
+    assert "no cgroup of pod 11-22: no kubepods" in err and "driver" not in err
+
+
 def test_evict_on_v1_fake_root_refuses_to_signal(tmp_path):
     root = cgroupfs.build(str(tmp_path / "r"), "v1", "cgroupfs")
     (tmp_path / "pod.yaml").write_text(POD)
