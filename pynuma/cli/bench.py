@@ -8,6 +8,7 @@ Rows are CPU nodes (the measuring thread runs there), columns memory nodes
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from . import _common
@@ -89,9 +90,17 @@ def main(argv) -> int:
                 raise InputError(f"--{opt.replace('_', '-')}: NUMA node {bad[0]} does not exist (nodes: "
                                  f"{','.join(map(str, sorted(known)))})")
             picks[opt] = list(nodes)
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    if size is not None and size > memory:
+        raise InputError(f"--size {args.size}: more than this machine's {memory} bytes of memory")
     progress = _progress if sys.stderr is not None and sys.stderr.isatty() and not args.json else None
-    result = membench.run(topo, size=size, duration=args.duration, threads=args.threads,
-                          progress=progress, **picks)
+    try:
+        result = membench.run(topo, size=size, duration=args.duration, threads=args.threads,
+                              progress=progress, **picks)
+    except MemoryError:
+        from ..errors import PynumaError
+
+        raise PynumaError(f"--size {args.size}: the buffers could not be allocated (not enough free memory)") from None
     if args.json:
         _common.print_json(result.to_dict())
         return 0

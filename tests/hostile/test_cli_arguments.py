@@ -60,6 +60,12 @@ def test_a_crd_whose_schema_cannot_be_used_is_one_error_naming_it(schema, root, 
     assert err.startswith(f"pynuma export nrt: error: {crd}: not a usable schema") and err.count("\n") == 1, err
 
 
+def test_bench_size_above_the_machines_memory_names_the_argument(capsys):
+    assert cli.main(["bench", "memory", "--size", "64T", "--duration", "0.01"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--size 64T: more than this machine's" in err
+
+
 def test_bench_threads_are_bounded_by_the_online_cpus(capsys):
     assert cli.main(["bench", "memory", "--threads", "100000", "--duration", "0.01", "--size", "1M"]) == 2
     assert "--threads 100000: at most the" in capsys.readouterr().err
