@@ -6,6 +6,7 @@ options and parses ordinary command lines itself (:mod:`._args`), and
 """
 from __future__ import annotations
 
+import os
 from _thread import _local
 
 from ._streams import stderr, stdout
@@ -184,3 +185,16 @@ def _encode(o, quote, pad: str, level: int, out: list) -> None:
         out.append("\n" + pad * level + "}")
     else:
         raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+
+def check_user(p, user, root: str) -> None:
+    """A usage error (exit 2) for ``--user NAME`` that names no user of the live host (a dump has no user
+    database: its users are uids, and any name there simply matches nothing)."""
+    if user is None or user.isdigit() or os.path.realpath(root) != "/":
+        return
+    import pwd
+
+    try:
+        pwd.getpwnam(user)
+    except KeyError:
+        p.error(f"argument --user: no user named {user!r} on this host")

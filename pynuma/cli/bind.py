@@ -54,6 +54,7 @@ def _targets(args, p, fs):
     from ..errors import NoSuchProcess
     from ..procs import find_processes
 
+    _common.check_user(p, args.user, args.root)
     found = find_processes(args.name, args.user, root=fs)
     if not found:
         who = f" of user {args.user}" if args.user is not None else ""

@@ -14,7 +14,6 @@ when a requested pid could not be shown.
 """
 from __future__ import annotations
 
-import os
 
 from . import _common
 from ._streams import stderr, stdout
@@ -65,13 +64,7 @@ def main(argv) -> int:
     bad = [pid for pid in args.pids if pid <= 0]
     if bad:
         p.error(f"argument PID: {bad[0]} is not a process id")
-    if args.user is not None and not args.user.isdigit() and os.path.realpath(args.root) == "/":
-        import pwd  # the live host's user database (a dump has none: its users are uids)
-
-        try:
-            pwd.getpwnam(args.user)
-        except KeyError:
-            p.error(f"argument --user: no user named {args.user!r} on this host")
+    _common.check_user(p, args.user, args.root)
     from ..procs import processes
 
     found = processes(args.pids or None, name=args.name, user=args.user, root=args.root,

@@ -82,7 +82,10 @@ def test_bind_name_errors(sleepers):
                              (["--user", "root", "--cpus", "0"], 2, "give --name too"),
                              (["--name", "(", "--cpus", "0"], 2, "not a regular expression"),
                              # a dry run checks the process is there, as the run does
-                             (["999999", "--cpus", "0", "--dry-run"], 1, "no such process")):
+                             (["999999", "--cpus", "0", "--dry-run"], 1, "no such process"),
+                             # an unknown user is bad input, as for procs --user
+                             (["--name", pattern, "--user", "no-such-user-xyz", "--cpus", "0"], 2,
+                              "no user named 'no-such-user-xyz'")):
         res = pynuma("bind", *args)
         assert res.returncode == code, (args, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1 and text in res.stderr
