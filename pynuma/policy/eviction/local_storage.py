@@ -20,24 +20,12 @@ if TYPE_CHECKING:  # annotations only: importing typing costs the commands' star
 
 
 def _pod_limit(pod: Pod, resource: str) -> Optional[Fraction]:
-    # Like pod requests: app containers + sidecars, raised to the init-container peak; None if unset everywhere.
-    found = False
-    total = sidecars = peak = 0
-    for c in pod.containers:
-        if resource in c.limits:
-            found = True
-            total += c.limits[resource].amount
-    for c in pod.init_containers:
-        r = c.limits[resource].amount if resource in c.limits else 0
-        found = found or resource in c.limits
-        if c.is_sidecar:
-            total += r
-            sidecars += r
-            r = sidecars
-        else:
-            r += sidecars
-        peak = max(peak, r)
-    return max(total, peak) if found else None
+    """The pod's limit as ``PodLimits`` gives it (sidecar-aware, overhead on a limit that is set and not
+    zero); None when no container sets one."""
+    from ..podrequests import pod_limits
+
+    q = pod_limits(pod).get(resource)
+    return None if q is None else q.amount
 
 
 def local_storage_violation(pod: Pod, stats: PodStats, dedicated_image_fs: bool) -> Optional[str]:
