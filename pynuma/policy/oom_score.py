@@ -16,6 +16,7 @@ never scores above the smallest app container, and the result is clamped to
 from __future__ import annotations
 
 from ..errors import InputError
+from .._container_sums import aggregate
 from ..pod import Container, Pod
 from .qos import BEST_EFFORT, GUARANTEED, qos_class
 
@@ -63,23 +64,13 @@ def _div(a: int, b: int) -> int:
 
 
 def aggregate_memory_request(pod: Pod) -> int:
-    """The pod's effective memory request from its containers (``AggregateContainerRequests``).
+    """The pod's effective memory request from its containers (``AggregateContainerRequests``), in bytes.
 
     max(app containers + sidecars, the peak of each regular init container plus
-    the sidecars started before it).
+    the sidecars started before it), summed exactly and rounded up once.
     """
-    total = sum(_mem(c) for c in pod.containers)
-    sidecars = 0
-    init_peak = 0
-    for c in pod.init_containers:
-        if c.is_sidecar:
-            total += _mem(c)
-            sidecars += _mem(c)
-            need = sidecars
-        else:
-            need = _mem(c) + sidecars
-        init_peak = max(init_peak, need)
-    return max(total, init_peak)
+    amount = aggregate(pod, lambda c: c.requests).get("memory", (0, ""))[0]
+    return -(-amount.numerator // amount.denominator)  # Value(): rounded up (int or Fraction alike)
 
 
 def _pod_level_memory_request(pod: Pod, pod_level_resources: bool) -> Optional[int]:
