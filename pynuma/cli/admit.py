@@ -142,6 +142,8 @@ def _print_text(reports) -> None:
         # no policy: refused by the node's fit, before any manager ran
         where = f" ({r['policy']}, {r['scope']} scope)" if r["policy"] is not None else ""
         print(f"pod {r['pod']}{where}: {state}")
+        if not r["containers"]:
+            continue  # refused before any manager looked at a container: no table to show
         print(f"  {'KIND':<7} {'CONTAINER':<20} {'HINT':<8} {'CPUS':<12} {'MEMORY':<22} DEVICES")
         for c in r["containers"]:
             hints = []

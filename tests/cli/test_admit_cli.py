@@ -63,6 +63,7 @@ def test_a_pod_the_node_cannot_fit_is_rejected_before_any_manager(tmp_path, topo
     out = run(pod_file(tmp_path, "web", 1), "--topology", topo, "--allocatable", "cpu=0")
     assert out.returncode == 1
     assert out.stdout.startswith("pod web: REJECTED: OutOfpods")  # no policy or scope ran: none is named
+    assert len(out.stdout.splitlines()) == 1  # and no container table, empty, below it
 
 
 def test_commit_writes_a_checkpoint_the_next_run_reads(tmp_path, topo):
