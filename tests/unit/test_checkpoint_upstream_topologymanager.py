@@ -43,3 +43,11 @@ def test_other_policies_still_check_in_upstream_order():
     with pytest.raises(InputError, match='unknown scope: "unknown"'):
         _create("best-effort", "unknown", {}, [0])
     assert _create("single-numa-node", "pod", {}, [0]).scope == "pod"
+
+
+def test_prefer_closest_needs_distances_only_of_the_nodes_there_are():
+    # NewNUMAInfo checks each node's distances: a machine without nodes has none missing
+    assert _create("best-effort", "container", {"prefer-closest-numa-nodes": "true"}, [], distances=False).scope \
+        == "container"
+    with pytest.raises(InputError, match="error getting NUMA distances"):
+        _create("best-effort", "container", {"prefer-closest-numa-nodes": "true"}, [0, 1], distances=False)

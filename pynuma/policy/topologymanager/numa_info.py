@@ -39,7 +39,8 @@ class NUMAInfo:
 
     @property
     def has_distances(self) -> bool:
-        return self.distances is not None
+        """Whether every node has its distances (``NewNUMAInfo``): vacuously so on a machine with none."""
+        return self.distances is not None or not self.nodes
 
     def default_mask(self) -> NUMAMask:
         """All NUMA nodes of the machine (the any-node affinity)."""
