@@ -42,12 +42,21 @@ QUOTE_LIMIT = 128
 
 
 def go_quote(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """Go's ``strconv.Quote`` (what ``%q`` prints); a text longer than ``limit`` is cut, with its length."""
+    """Go's ``strconv.Quote`` (what ``%q`` prints); when the quoted text would pass ``limit`` characters
+    (escapes count: a raw byte is 4) it is cut there, with the original's length."""
     from ..policy.gotext import strconv_quote  # exact for up to 48 characters: quote in pieces
 
-    shown = text if len(text) <= limit else text[:limit - 8]
-    body = "".join(strconv_quote(shown[i:i + 48])[1:-1] for i in range(0, len(shown), 48))
-    return f'"{body}"' if len(text) <= limit else f'"{body}..." ({len(text)} characters)'
+    if len(text) <= limit:
+        body = "".join(strconv_quote(text[i:i + 48])[1:-1] for i in range(0, len(text), 48))
+        if len(body) <= limit:
+            return f'"{body}"'
+    body, room = "", limit - 8
+    for ch in text:  # one character at a time: a cut never splits an escape
+        piece = strconv_quote(ch)[1:-1]
+        if len(body) + len(piece) > room:
+            break
+        body += piece
+    return f'"{body}..." ({len(text)} characters)'
 
 
 def _num_error(num: str, reason: str) -> ValueError:

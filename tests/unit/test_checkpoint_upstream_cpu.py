@@ -150,3 +150,15 @@ def test_number_that_does_not_fit_the_checksum_names_its_text():
     text = '{"policyName":"none","defaultCpuSet":"","checksum":-1}'
     assert _restore_error(text, "none") == \
         "json: cannot unmarshal number -1 into Go struct field CPUManagerCheckpoint.checksum of type checksum.Checksum"
+
+
+def test_a_long_cpuset_of_raw_bytes_keeps_the_error_one_short_line():
+    # each raw byte quotes as 4 characters (\xcb): the cut counts the quoted text, not the input
+    from pynuma.errors import CheckpointError
+    from pynuma.state import cpu_checkpoint
+
+    bad = "0-" + "\udccb" * 600
+    with pytest.raises(CheckpointError) as err:
+        cpu_checkpoint.load('{"policyName":"none","defaultCpuSet":"' + bad + '","checksum":0}')
+    text = str(err.value)
+    assert len(text) < 500 and "\n" not in text and "(602 characters)" in text
