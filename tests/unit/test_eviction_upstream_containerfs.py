@@ -89,15 +89,22 @@ def _step(advance, node, pressure, evicted=None, grace=None, **more):
     return {"advance_s": advance, "node": node, "expect": exp}
 
 
+# images and writable layers on the root fs, with the separate-disk GC gate on
+_ONE_FS_SEPARATE_GC = {"dedicated_image_fs": False, "container_fs_separate_from_image_fs": False,
+                       "KubeletSeparateDiskGC": True}
+
+
+def _config(thresholds):
+    return {"max_pod_grace_period_s": 5, "pressure_transition_period_s": 300, "thresholds": thresholds}
+
+
 _LOW_CONTAINERFS = {"nodefs": _fs("16Gi", "32Gi"), "imagefs": _fs("16Gi", "32Gi"), "containerfs": _fs("500Mi", "32Gi")}
 
 # Derived (appended) containerfs.available is not evaluated until the second pass.
 DERIVED_SECOND_PASS = {
     "name": "derived containerfs threshold counts from the second pass",
-    "fs_layout": {"dedicated_image_fs": False, "container_fs_separate_from_image_fs": False,
-                  "KubeletSeparateDiskGC": True},
-    "config": {"max_pod_grace_period_s": 5, "pressure_transition_period_s": 300,
-               "thresholds": [_thr("nodefs.available", "1Gi")]},
+    "fs_layout": _ONE_FS_SEPARATE_GC,
+    "config": _config([_thr("nodefs.available", "1Gi")]),
     "pods": [_pod("a", container_rootfs="100Mi")],
     "steps": [
         _step(0, _LOW_CONTAINERFS, []),
@@ -110,10 +117,8 @@ DERIVED_SECOND_PASS = {
 # threshold; node-level reclaim checks the rewritten set (nothing can be met) and so evicts no pod.
 USER_THRESHOLD_FIRST_PASS = {
     "name": "user containerfs threshold evaluated by the first pass only",
-    "fs_layout": {"dedicated_image_fs": False, "container_fs_separate_from_image_fs": False,
-                  "KubeletSeparateDiskGC": True},
-    "config": {"max_pod_grace_period_s": 5, "pressure_transition_period_s": 300,
-               "thresholds": [_thr("containerfs.inodesFree", "1k")]},
+    "fs_layout": _ONE_FS_SEPARATE_GC,
+    "config": _config([_thr("containerfs.inodesFree", "1k")]),
     "pods": [_pod("a", container_rootfs_inodes="100")],
     "steps": [
         _step(0, {"nodefs": _fs("1M", "2M"), "imagefs": _fs("1M", "2M"), "containerfs": _fs("500", "2M")},
@@ -129,10 +134,8 @@ USER_THRESHOLD_FIRST_PASS = {
 # An in-place overwrite made before any append is seen by the first pass.
 OVERWRITE_FIRST_PASS = {
     "name": "overwrite before any append is seen by the first pass",
-    "fs_layout": {"dedicated_image_fs": False, "container_fs_separate_from_image_fs": False,
-                  "KubeletSeparateDiskGC": True},
-    "config": {"max_pod_grace_period_s": 5, "pressure_transition_period_s": 300,
-               "thresholds": [_thr("nodefs.available", "1Gi"), _thr("containerfs.available", "100Mi")]},
+    "fs_layout": _ONE_FS_SEPARATE_GC,
+    "config": _config([_thr("nodefs.available", "1Gi"), _thr("containerfs.available", "100Mi")]),
     "pods": [_pod("a", container_rootfs="100Mi")],
     "steps": [_step(0, _LOW_CONTAINERFS, ["DiskPressure"], "a", 1, gc_invoked=["containers", "images"])],
 }
