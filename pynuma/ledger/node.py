@@ -15,7 +15,7 @@ from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Tuple, Union
 
 from ..pod import HostPort, Pod
 from ..quantity import Quantity
-from ..policy.podrequests import PODS, RequestOptions, pod_requests, to_units
+from ..policy.podrequests import PODS, request_units, to_units
 
 QuantityLike = Union[Quantity, str, int]
 
@@ -29,18 +29,6 @@ def host_ports(pod: Pod) -> Tuple[HostPort, ...]:
     """
     return tuple(hp for c in pod.init_containers if c.is_sidecar for hp in c.ports) + \
         tuple(hp for c in pod.containers for hp in c.ports)
-
-
-def existing_pod_units(pod: Pod, pod_level_resources: bool = True, use_status_resources: bool = True) -> Dict[str, int]:
-    """What a pod already on the node counts for (the scheduler's ``calculateResource``).
-
-    With in-place resize (``InPlacePodVerticalScaling``, on by default) the
-    larger of the spec, the allocated and the actuated resources in the pod's
-    status counts.
-    """
-    opts = RequestOptions(skip_pod_level_resources=not pod_level_resources,
-                          use_status_resources=use_status_resources)
-    return to_units(pod_requests(pod, opts))
 
 
 def allocatable_units(allocatable: Mapping[str, QuantityLike]) -> Dict[str, int]:
@@ -96,7 +84,7 @@ class NodeState:
         ports = []
         pods = list(existing)
         for p in pods:
-            for res, n in existing_pod_units(p, pod_level_resources, use_status_resources).items():
+            for res, n in request_units(p, pod_level_resources, use_status_resources).items():
                 requested[res] = requested.get(res, 0) + n
             ports += host_ports(p)
         return cls(allocatable_units(allocatable or {}), requested, len(pods), name, dict(labels or {}),

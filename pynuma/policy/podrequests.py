@@ -274,9 +274,11 @@ def from_units(units: Mapping[str, int]) -> Resources:
     return out
 
 
-def request_units(pod: Pod, pod_level_resources: bool = True) -> Dict[str, int]:
-    """The pod's requests as the scheduler's ``computePodResourceRequest`` keeps them."""
-    return to_units(pod_requests(pod, RequestOptions(skip_pod_level_resources=not pod_level_resources)))
+def request_units(pod: Pod, pod_level_resources: bool = True, use_status_resources: bool = False) -> Dict[str, int]:
+    """The pod's requests as the scheduler keeps them: ``computePodResourceRequest`` for a new pod,
+    ``calculateResource`` (``use_status_resources``: in-place resize on) for one already on the node."""
+    return to_units(pod_requests(pod, RequestOptions(skip_pod_level_resources=not pod_level_resources,
+                                                     use_status_resources=use_status_resources)))
 
 
 __all__ = ["RequestOptions", "pod_requests", "pod_limits", "container_requests", "container_limits",
