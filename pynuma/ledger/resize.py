@@ -55,12 +55,10 @@ def resource_request(pod: Pod, name: str, pod_level_resources: bool = True) -> i
 
 def _infeasible(desired: Pod, allocatable: Mapping[str, int], pod_level: bool) -> Optional[str]:
     """``canResizePod``: the desired pod against node allocatable, memory named before cpu."""
-    cpu, mem = resource_request(desired, CPU, pod_level), resource_request(desired, MEMORY, pod_level)
-    cpu_have, mem_have = allocatable.get(CPU, 0), allocatable.get(MEMORY, 0)
-    if mem > mem_have:
-        return f"Node didn't have enough capacity: {MEMORY}, requested: {mem}, capacity: {mem_have}"
-    if cpu > cpu_have:
-        return f"Node didn't have enough capacity: {CPU}, requested: {cpu}, capacity: {cpu_have}"
+    for name in (MEMORY, CPU):
+        want, have = resource_request(desired, name, pod_level), allocatable.get(name, 0)
+        if want > have:
+            return f"Node didn't have enough capacity: {name}, requested: {want}, capacity: {have}"
     return None
 
 
