@@ -34,8 +34,8 @@ def memory_reservation(config, capacity) -> Dict[str, object]:
     """Node-allocatable reservation per memory type (what ``reservedMemory`` must add up to)."""
     from ..policy.allocatable import node_allocatable_reservation
 
-    reservation = node_allocatable_reservation(capacity, config.reserved("kube"), config.reserved("system"),
-                                               config.hard_thresholds())
+    kube, system = config.effective_reserved()
+    reservation = node_allocatable_reservation(capacity, kube, system, config.hard_thresholds())
     return {k: v for k, v in reservation.items() if k == "memory" or k.startswith("hugepages-")}
 
 
@@ -48,10 +48,7 @@ def cpu_policy_for(topology, config):
     cpu_topo = CPUTopology.from_topology(topology)
     if config.cpu_manager_policy != "static":
         return new_policy(config.cpu_manager_policy, cpu_topo)
-    try:
-        reserved = CPUSet.parse(config.reserved_system_cpus) if config.reserved_system_cpus else None
-    except ValueError as err:
-        raise InputError(f"reservedSystemCPUs: bad cpulist {config.reserved_system_cpus!r}: {err}") from None
+    reserved = config.reserved_cpu_set() or None
     count = len(reserved) if reserved else reserved_cpu_count(config)
     return new_policy("static", cpu_topo, num_reserved=count, reserved=reserved,
                       options=parse_options(config.cpu_manager_policy_options, config.feature_gates),

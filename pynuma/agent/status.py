@@ -121,8 +121,10 @@ def node_allocatable(capacity: Mapping[str, Quantity], config) -> Dict[str, Quan
     """
     from ..policy.allocatable import node_status_allocatable, validate_node_allocatable, validate_reserved
 
-    kube = validate_reserved(config.reserved("kube"), "kubeReserved")
-    system = validate_reserved(config.reserved("system"), "systemReserved")
+    validate_reserved(config.reserved("kube"), "kubeReserved")
+    validate_reserved(config.reserved("system"), "systemReserved")
+    cpu = capacity.get("cpu")
+    kube, system = config.effective_reserved(int(cpu.amount) if cpu is not None else None)
     hard = config.hard_thresholds()
     validate_node_allocatable(capacity, kube, system, hard)
     shown = {k: v for k, v in capacity.items() if k not in INTERNAL}

@@ -16,6 +16,8 @@ def _parser():
     p = _common.parser("allocatable", __doc__.splitlines()[0].split(": ", 1)[1])
     p.add_argument("--kube-reserved", metavar="RES=Q,...", help="e.g. cpu=1,memory=2Gi")
     p.add_argument("--system-reserved", metavar="RES=Q,...")
+    p.add_argument("--reserved-cpus", metavar="LIST",
+                   help="CPUs kept for the system (cpulist); replaces the cpu of both reservations by its size")
     p.add_argument("--eviction-hard", metavar="SIG<Q,...", help="default: the kubelet's Linux defaults")
     p.add_argument("--kubelet-config", metavar="FILE", help="KubeletConfiguration YAML (flags override it)")
     p.add_argument("--capacity", metavar="RES=Q,...", help="override discovered capacity entries")
@@ -73,10 +75,11 @@ def main(argv) -> int:
     args = _parser().parse_args(argv)
     from ..errors import InputError
     from ..fsroot import FsRoot
-    from ..config.kubelet import KubeletConfig, load_kubelet_config
+    from ..config.kubelet import KubeletConfig, load_kubelet_config, parse_reserved_cpus
     from ..policy.allocatable import (
         hard_eviction_reservation, node_allocatable_enforced, node_allocatable_reservation,
-        node_status_allocatable, parse_resource_list, validate_node_allocatable, validate_reserved,
+        node_status_allocatable, parse_resource_list, reserved_cpus_override, validate_node_allocatable,
+        validate_reserved,
     )
     from ..policy.eviction.thresholds import ThresholdError, parse_flags, parse_threshold_config
 
@@ -110,6 +113,11 @@ def main(argv) -> int:
     cap.update(_pci_capacity(fs, args))
     cap.update(parse_resource_list(args.capacity, "--capacity"))
     unknown = {k: why for k, why in unknown.items() if k not in cap}
+    cpus = cap.get("cpu")
+    num_cpus = int(cpus.amount) if cpus is not None else None
+    reserved_cpus = (parse_reserved_cpus(args.reserved_cpus, "--reserved-cpus", num_cpus)
+                     if args.reserved_cpus is not None else kc.reserved_cpu_set(num_cpus))
+    kube, system = reserved_cpus_override(kube, system, len(reserved_cpus))
     validate_node_allocatable(cap, kube, system, hard)
     status_cap = {k: v for k, v in cap.items() if k != "pid"}  # pid is internal: not on the Node object
     reservation = node_allocatable_reservation(cap, kube, system, hard)

@@ -84,8 +84,24 @@ class KubeletConfig:
         except ThresholdError as err:
             raise InputError(err.describe(self.source or "kubelet configuration")) from None
 
+    def reserved_cpu_set(self, num_cpus: Optional[int] = None):
+        """``reservedSystemCPUs`` as a :class:`~pynuma.cpuset.CPUSet` (empty when unset).
+
+        With ``num_cpus`` (the machine's logical CPUs) a CPU from ``num_cpus``
+        up is refused, as the kubelet's ``getReservedCPUs`` refuses it.
+        """
+        return parse_reserved_cpus(self.reserved_system_cpus, "reservedSystemCPUs", num_cpus)
+
+    def effective_reserved(self, num_cpus: Optional[int] = None) -> Tuple[Dict[str, Quantity], Dict[str, Quantity]]:
+        """``(kube, system)`` reservations as the kubelet applies them: ``reservedSystemCPUs``,
+        when set, replaces both cpu reservations by its size."""
+        from ..policy.allocatable import reserved_cpus_override
+
+        return reserved_cpus_override(self.reserved("kube"), self.reserved("system"),
+                                      len(self.reserved_cpu_set(num_cpus)))
+
     def reserved(self, which: str) -> Dict[str, Quantity]:
-        """``kube`` or ``system`` reservation as quantities."""
+        """``kube`` or ``system`` reservation as quantities, as written (see :meth:`effective_reserved`)."""
         raw = self.kube_reserved if which == "kube" else self.system_reserved
         out = {}
         for k, v in raw.items():
@@ -94,6 +110,19 @@ class KubeletConfig:
             except InputError as err:
                 raise InputError(f"{self.source}: {which}Reserved.{k}: {err}") from None
         return out
+
+
+def parse_reserved_cpus(text: str, what: str, num_cpus: Optional[int] = None):
+    """A reserved CPU list (``--reserved-cpus``, ``reservedSystemCPUs``); :class:`InputError` naming ``what``."""
+    from ..cpuset import CPUSet
+
+    try:
+        cpus = CPUSet.parse(text) if text else CPUSet()
+    except ValueError as err:
+        raise InputError(f"{what}: bad cpulist {text!r}: {err}") from None
+    if num_cpus is not None and cpus and max(cpus) >= num_cpus:
+        raise InputError(f"{what}: invalid cpuset {text!r}: this machine has {num_cpus} CPUs")
+    return cpus
 
 
 def _string_map(raw: Any, name: str, where: str) -> Optional[Dict[str, str]]:

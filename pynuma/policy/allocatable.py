@@ -39,6 +39,22 @@ def validate_reserved(reserved: Resources, what: str = "kube-reserved") -> Dict[
     return dict(reserved)
 
 
+def reserved_cpus_override(kube_reserved: Resources, system_reserved: Resources,
+                           reserved_cpu_count: int) -> "tuple[Dict[str, Quantity], Dict[str, Quantity]]":
+    """``(kube, system)`` reservations once ``--reserved-cpus`` (``reservedSystemCPUs``) is applied.
+
+    A non-empty reserved CPU list replaces the cpu reservation: kube-reserved
+    loses its cpu, and system-reserved reserves the list's size (the kubelet's
+    ``cmd/kubelet/app/server.go``), so allocatable cpu is capacity minus
+    exactly the CPUs the static policy keeps back.
+    """
+    kube, system = dict(kube_reserved), dict(system_reserved)
+    if reserved_cpu_count > 0:
+        kube.pop("cpu", None)
+        system["cpu"] = Quantity(reserved_cpu_count)
+    return kube, system
+
+
 def hard_eviction_reservation(thresholds: Iterable[Threshold], capacity: Resources) -> Dict[str, Quantity]:
     """What hard eviction thresholds hold back: memory.available -> memory, nodefs.available -> ephemeral-storage."""
     out: Dict[str, Quantity] = {}

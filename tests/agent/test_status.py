@@ -50,6 +50,14 @@ def test_allocatable_subtracts_reservations_eviction_and_hugepages(node_root):
     assert alloc["memory"].value() == expected
 
 
+def test_reserved_system_cpus_replace_the_cpu_reservations(node_root):
+    cfg = AgentConfig(kube_reserved={"cpu": "500m"}, system_reserved={"cpu": "300m"}, reserved_system_cpus="0-1",
+                      cpu_manager_policy="static")
+    with NodeAgent(node_root, cfg) as agent:
+        status = agent.status()
+    assert str(status.allocatable["cpu"]) == "6"  # the kubelet: capacity minus the reserved list's size
+
+
 def test_a_reservation_above_capacity_refuses_to_start(node_root):
     with pytest.raises(InputError, match='Resource "cpu" has an allocatable of'):
         NodeAgent(node_root, AgentConfig(kube_reserved={"cpu": "9"}))

@@ -101,3 +101,23 @@ def test_capacity_flag_fills_in_what_is_unknown(root, capsys):
     rc = main(["allocatable", "--root", root, "--capacity", "ephemeral-storage=10Gi", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["capacity"]["ephemeral-storage"] == "10Gi" and out["unknown"] == {}
+
+
+def test_reserved_cpus_replace_the_cpu_reservations(root, tmp_path, capsys):
+    cfg = tmp_path / "k.yaml"
+    cfg.write_text("kind: KubeletConfiguration\ncpuManagerPolicy: static\nreservedSystemCPUs: '0-1'\n"
+                   "kubeReserved: {cpu: 500m}\nsystemReserved: {cpu: 300m}\n")
+    assert main(["allocatable", "--root", root, "--kubelet-config", str(cfg), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["allocatable"]["cpu"] == "6" and out["kubepods_limits"]["cpu"] == "6"  # 8 - 2, not 8 - 800m
+    assert main(["allocatable", "--root", root, "--kubelet-config", str(cfg), "--reserved-cpus", "0-2",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["allocatable"]["cpu"] == "5"  # the flag overrides the file
+
+
+@pytest.mark.parametrize("value,needle", [("0-8", "invalid cpuset '0-8': this machine has 8 CPUs"),
+                                          ("x", "--reserved-cpus: bad cpulist 'x'")])
+def test_bad_reserved_cpus(root, value, needle, capsys):
+    assert main(["allocatable", "--root", root, "--reserved-cpus", value]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1

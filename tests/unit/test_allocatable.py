@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from pynuma.errors import InputError
 from pynuma.policy.allocatable import (
     hard_eviction_reservation, node_allocatable_enforced, node_allocatable_reservation, node_status_allocatable,
-    parse_resource_list, validate_node_allocatable, validate_reserved,
+    parse_resource_list, reserved_cpus_override, validate_node_allocatable, validate_reserved,
 )
 from pynuma.policy.eviction.thresholds import parse_threshold_config
 from pynuma.quantity import Quantity
@@ -66,3 +66,12 @@ def test_status_plus_reservation_is_capacity_when_it_fits(cap, kube, system, har
     alloc = node_status_allocatable(c, k, s, ts)["memory"].amount
     assert alloc == max(cap - res, 0)
     assert node_allocatable_enforced(c, k, s)["memory"].amount == max(cap - kube - system, 0)
+
+
+def test_reserved_cpus_replace_both_cpu_reservations():
+    kube, system = reserved_cpus_override(q({"cpu": "500m", "memory": "1Gi"}), q({"cpu": "300m"}), 2)
+    assert {k: str(v) for k, v in kube.items()} == {"memory": "1Gi"}
+    assert {k: str(v) for k, v in system.items()} == {"cpu": "2"}
+    # no reserved list: the reservations stay as written
+    kube, system = reserved_cpus_override(q({"cpu": "500m"}), {}, 0)
+    assert {k: str(v) for k, v in kube.items()} == {"cpu": "500m"} and system == {}
