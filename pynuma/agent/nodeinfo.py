@@ -101,6 +101,41 @@ def hostname(fs: FsRoot) -> str:
     return _first_line(fs, HOSTNAME).lower()
 
 
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+MAX_LABEL_VALUE = 63
+
+
+def is_dns_subdomain(name: str) -> bool:
+    """Whether ``name`` may name a Kubernetes object such as a Node (RFC 1123 subdomain)."""
+    if not 0 < len(name) <= 253:
+        return False
+    return all(0 < len(label) <= 63 and set(label) <= _NAME_CHARS and label[0] != "-" and label[-1] != "-"
+               for label in name.split("."))
+
+
+def node_name(fs: FsRoot, given: "str | None" = None, labelled: bool = False) -> str:
+    """The Node's name: ``given``, else the host name, else ``localhost``.
+
+    :class:`~pynuma.errors.InputError` naming where the name came from when
+    it cannot name a Node (an RFC 1123 subdomain), or, with ``labelled``, when
+    it is too long for the ``kubernetes.io/hostname`` label the Node carries.
+    """
+    from ..errors import InputError
+    from ..parse import shown
+
+    name = given if given else hostname(fs)
+    where, hint = ("--node-name", "") if given else (fs.host_path(HOSTNAME), "; give the node's name")
+    if not name:
+        return "localhost"
+    if not is_dns_subdomain(name):
+        raise InputError(f"{where}: {shown(name)} is not a node name: a DNS subdomain (RFC 1123) is lowercase "
+                         "letters, digits, '-' and '.', at most 253 characters" + hint)
+    if labelled and len(name) > MAX_LABEL_VALUE:
+        raise InputError(f"{where}: {shown(name)} is longer than the {MAX_LABEL_VALUE} characters of the "
+                         "kubernetes.io/hostname label" + hint)
+    return name
+
+
 def node_addresses(fs: FsRoot) -> List[Tuple[str, str]]:
     """``[(type, address)]``: InternalIP(s) then the Hostname, as the kubelet lists them.
 

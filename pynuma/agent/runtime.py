@@ -62,7 +62,7 @@ class NodeAgent(Runner):
                  sinks: Iterable[Any] = (), evict: Optional[EvictAction] = None, identity: Optional[str] = None,
                  kubelet_version: str = "") -> None:
         from ..discover import discover
-        from .nodeinfo import hostname
+        from .nodeinfo import node_name as name_of_node
 
         super().__init__()
         self.config = as_agent_config(config)
@@ -71,7 +71,7 @@ class NodeAgent(Runner):
             if state_dir is not None:
                 os.makedirs(state_dir, exist_ok=True)
             self.root, self.state_dir = root, state_dir
-            self.node_name = node_name or hostname(self._fs) or "localhost"
+            self.node_name = name_of_node(self._fs, node_name, labelled=True)
             self.identity = identity or self.node_name
             self.kubelet_version = kubelet_version
             self._lock = threading.RLock()

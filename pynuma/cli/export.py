@@ -58,33 +58,13 @@ def _topology(args):
 
 
 def _node_name(args) -> str:
-    if args.node_name:
-        if not _is_dns_subdomain(args.node_name):
-            from ..errors import InputError
-
-            from ..parse import shown
-
-            raise InputError(f"--node-name {shown(args.node_name)}: a node name is a DNS subdomain (RFC 1123): lowercase "
-                             "letters, digits, '-' and '.', at most 253 characters")
-        return args.node_name
-    from ..agent.nodeinfo import hostname
+    from ..agent.nodeinfo import node_name
     from ..fsroot import FsRoot
 
-    if getattr(args, "topology", None):
+    if getattr(args, "topology", None) and not args.node_name:
         return "localhost"
-    with FsRoot(args.root or "/") as fs:
-        return hostname(fs) or "localhost"
-
-
-_LABEL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
-
-
-def _is_dns_subdomain(name: str) -> bool:
-    """Whether ``name`` may name a Kubernetes object such as a Node (RFC 1123 subdomain)."""
-    if not 0 < len(name) <= 253:
-        return False
-    return all(0 < len(label) <= 63 and set(label) <= _LABEL_CHARS and label[0] != "-" and label[-1] != "-"
-               for label in name.split("."))
+    with FsRoot(getattr(args, "root", None) or "/") as fs:
+        return node_name(fs, args.node_name)
 
 
 def nrt_main(args) -> int:

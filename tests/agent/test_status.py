@@ -101,3 +101,24 @@ def test_a_broken_node_fails_validation():
     errors = _k8s_errors({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "x"},
                           "status": {"nodeInfo": {"machineID": "a"}}})
     assert errors and "required" in errors[0]
+
+
+@pytest.mark.parametrize("hostname,given,needle", [
+    ("worker-7", "Bad_Name", "--node-name: 'Bad_Name' is not a node name"),
+    ('we"ird\\host', None, "kernel/hostname: 'we\"ird\\\\host' is not a node name"),
+    ("worker-7", "a" * 60 + ".bcdef", "longer than the 63 characters of the kubernetes.io/hostname label"),
+], ids=["given", "host name", "too long for the hostname label"])
+def test_a_name_no_node_can_have_is_refused(tmp_path, hostname, given, needle):
+    from tests.agent.conftest import write_node
+
+    root = write_node(tmp_path / "node", hostname=hostname)
+    with pytest.raises(InputError, match="") as err:
+        NodeAgent(root, node_name=given)
+    assert needle in str(err.value)
+
+
+def test_the_host_name_names_the_node_lower_cased(tmp_path):
+    from tests.agent.conftest import write_node
+
+    with NodeAgent(write_node(tmp_path / "node", hostname="Worker-7")) as agent:
+        assert agent.node_name == "worker-7"

@@ -34,12 +34,20 @@ def test_numbers_too_long_to_convert(argv, root, tmp_path, capsys):
 @pytest.mark.parametrize("argv", [
     ["export", "nrt", "--root", "{root}", "--node-name", "a" * 40 + "!"],
     ["export", "nrt", "--root", "{root}", "--node-name", "Worker_1"],
+    ["export", "nrt", "--root", "{hostile_host}"],
+    ["agent", "--once", "--json", "--root", "{root}", "--node-name", "Worker_1"],
     ["export", "nrt", "--root", "{root}", "--policy", "bogus"],
     ["export", "nrt", "--root", "{root}", "--scope", "bogus"],
     ["export", "prometheus", "--port", "59399", "--address", "a..b"],
-], ids=["node name that would feed a CRD pattern", "node name", "policy", "scope", "metrics address"])
-def test_export_values_are_checked(argv, root, capsys):
-    assert cli.main([a.format(root=root) for a in argv]) == 2
+], ids=["node name that would feed a CRD pattern", "node name", "host name", "agent node name", "policy", "scope",
+        "metrics address"])
+def test_export_values_are_checked(argv, root, tmp_path, capsys):
+    from pathlib import Path
+
+    hostile_host = Path(Machine(packages=1, nodes_per_package=1, cores_per_node=2, threads=1).write(tmp_path / "host"))
+    (hostile_host / "proc/sys/kernel").mkdir(parents=True, exist_ok=True)
+    (hostile_host / "proc/sys/kernel/hostname").write_text('we"ird\\host\n')
+    assert cli.main([a.format(root=root, hostile_host=hostile_host) for a in argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
 
