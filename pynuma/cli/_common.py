@@ -74,11 +74,15 @@ def add_root(p: Parser) -> None:
                    help="directory playing the part of / (a saved /sys + /proc dump); default: the live host")
 
 
-def add_topology_source(p: Parser) -> None:
-    """``--topology FILE`` or ``--root DIR`` (not both): where the CPU topology comes from."""
+def add_topology_source(p: Parser, cpus_only: bool = True) -> None:
+    """``--topology FILE`` or ``--root DIR`` (not both): where the topology comes from.
+
+    ``cpus_only``: the command needs only the CPU topology, so a kubelet-style
+    CPU topology JSON will do; otherwise only a saved ``pynuma topology --json``."""
     src = p.add_mutually_exclusive_group()
     src.add_argument("--topology", metavar="FILE",
-                     help="saved 'pynuma topology --json' or a kubelet-style CPU topology JSON")
+                     help="saved 'pynuma topology --json' or a kubelet-style CPU topology JSON" if cpus_only
+                     else "saved 'pynuma topology --json' (a kubelet-style CPU topology has no memory per node)")
     add_root(src)
 
 

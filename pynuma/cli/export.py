@@ -23,7 +23,7 @@ def _parser():
     sub = p.add_subparsers(dest="what", metavar="{nrt,prometheus}")
     sub.required = True
     nrt = sub.add_parser("nrt", help="print the NodeResourceTopology (v1alpha2) object")
-    _common.add_topology_source(nrt)
+    _common.add_topology_source(nrt, cpus_only=False)
     nrt.add_argument("--node-name", metavar="NAME", help="metadata.name (default: the host name under --root)")
     nrt.add_argument("--policy", metavar="P", choices=("none", "best-effort", "restricted", "single-numa-node"),
                      help="topologyManagerPolicy attribute (default: --config's, else none)")
@@ -50,10 +50,14 @@ def _topology(args):
         from ..inputfile import load_json
         from ..model import Topology
 
+        data = load_json(args.topology)
         try:
-            return Topology.from_dict(load_json(args.topology))
+            return Topology.from_dict(data)
         except ValueError as err:
-            raise InputError(f"{args.topology}: {err}") from None
+            hint = ""
+            if isinstance(data, dict) and "cpus" in data and "numa_nodes" not in data:
+                hint = " (a kubelet-style CPU topology has no memory per node: save one with 'pynuma topology --json')"
+            raise InputError(f"{args.topology}: {err}{hint}") from None
     return discover(args.root or "/")
 
 

@@ -25,8 +25,8 @@ from ..quantity import Quantity
 API_VERSION = "topology.node.k8s.io/v1alpha2"
 KIND = "NodeResourceTopology"
 ZONE_TYPE = "Node"
-# v1alpha1's single policy name, still read by older schedulers (deprecated in v1alpha2, harmless)
-_LEGACY_POLICY = {"none": "None", "best-effort": "BestEffort", "restricted": "Restricted"}
+# the deprecated ``topologyPolicies`` entry, as node-feature-discovery writes it: policy and scope together
+_LEGACY_POLICY = {"single-numa-node": "SingleNUMANode", "best-effort": "BestEffort", "restricted": "Restricted"}
 
 
 def zone_name(node_id: int) -> str:
@@ -41,10 +41,11 @@ def zone_cpus(topology, node_id: int) -> CPUSet:
 
 
 def legacy_policy(policy: str, scope: str) -> str:
-    """``topologyPolicies`` entry of v1alpha1 (``SingleNUMANodeContainerLevel`` ...)."""
-    if policy == "single-numa-node":
-        return "SingleNUMANodePodLevel" if scope == "pod" else "SingleNUMANodeContainerLevel"
-    return _LEGACY_POLICY.get(policy, "None")
+    """The deprecated ``topologyPolicies`` entry: ``RestrictedPodLevel``, ``BestEffortContainerLevel``, ... or ``None``."""
+    name = _LEGACY_POLICY.get(policy)
+    if name is None:
+        return "None"
+    return name + ("PodLevel" if scope == "pod" else "ContainerLevel")
 
 
 @dataclass(frozen=True)

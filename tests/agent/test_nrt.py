@@ -37,6 +37,15 @@ def guaranteed(uid, cpus, memory="1Gi"):
             "spec": {"containers": [{"name": "c", "resources": {"requests": res, "limits": res}}]}}
 
 
+@pytest.mark.parametrize("policy,scope,entry", [
+    ("restricted", "pod", "RestrictedPodLevel"), ("restricted", "container", "RestrictedContainerLevel"),
+    ("best-effort", "pod", "BestEffortPodLevel"), ("best-effort", "container", "BestEffortContainerLevel"),
+    ("single-numa-node", "pod", "SingleNUMANodePodLevel"), ("none", "pod", "None"), ("none", "container", "None"),
+])
+def test_the_deprecated_policy_entry_carries_the_scope_as_node_feature_discovery_writes_it(policy, scope, entry):
+    assert legacy_policy(policy, scope) == entry
+
+
 def test_zones_costs_and_capacity_follow_the_machine(node_root):
     with NodeAgent(node_root) as agent:
         nrt, topo = agent.nrt(), agent.topology
@@ -152,3 +161,11 @@ def test_saved_topology_gives_the_same_zones(node_root, tmp_path, capsys):
     saved.write_text(json.dumps(topo.to_dict()))
     assert main(["export", "nrt", "--topology", str(saved), "--node-name", "x"]) == 0
     assert json.loads(capsys.readouterr().out)["zones"] == build_nrt(topo, "x")["zones"]
+
+
+def test_a_kubelet_style_cpu_topology_is_refused_saying_what_is_missing(tmp_path, capsys):
+    saved = tmp_path / "kt.json"
+    saved.write_text('{"cpus": [{"id": 0, "package": 0, "node": 0, "core": 0}]}')
+    assert main(["export", "nrt", "--topology", str(saved)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a kubelet-style CPU topology has no memory per node" in err
