@@ -37,6 +37,19 @@ def signal_unit(signal: str) -> str:
     return "bytes"
 
 
+_UNITS = ("bytes", "inodes", "pids")  # what signal_unit() gives
+# every family a scrape may hold, named up front: a scrape asking for some (``?name[]=...``) finds them
+COUNTERS = ("pynuma_sync_cycles", "pynuma_evictions")
+GAUGES = ("pynuma_numa_node_memory_bytes", "pynuma_numa_node_cpus", "pynuma_numa_node_hugepages",
+          "pynuma_numa_node_hugepages_bytes", "pynuma_numa_distance", "pynuma_node_condition", "pynuma_node_capacity",
+          "pynuma_node_allocatable", "pynuma_lease_held", "pynuma_lease_renew_time_seconds",
+          "pynuma_lease_duration_seconds", "pynuma_sync_duration_seconds", "pynuma_sync_time_seconds",
+          "pynuma_sync_pods", "pynuma_sync_containers", "pynuma_admitted_pods", "pynuma_exclusive_cpus",
+          "pynuma_eviction_threshold_met", "pynuma_ledger_requested",
+          *(f"pynuma_eviction_{what}_{unit}" for what in ("signal_available", "signal_capacity", "threshold")
+            for unit in _UNITS))
+
+
 class AgentCollector:
     """A prometheus-client collector over one agent's current state."""
 
@@ -44,7 +57,11 @@ class AgentCollector:
         self.agent = agent
 
     def describe(self):
-        return []  # nothing at registration: collecting reads the agent, which may not be ready yet
+        """The families by name only: registration must not read the agent, which may not be ready yet."""
+        from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+        return ([GaugeMetricFamily(name, name) for name in GAUGES]
+                + [CounterMetricFamily(name, name) for name in COUNTERS])
 
     def collect(self) -> Iterator:
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -189,9 +206,10 @@ def render(agent) -> bytes:
 class PrometheusSink:
     """Serves ``/metrics`` on ``address:port`` while the agent runs (``start()`` to ``stop()``)."""
 
-    def __init__(self, port: int, address: str = "0.0.0.0") -> None:
+    def __init__(self, port: int, address: str = "0.0.0.0", idle_timeout_s: float = 10.0) -> None:
         _client()  # fail at construction, with the install hint, not at the first scrape
         self.port, self.address = port, address
+        self.idle_timeout_s = idle_timeout_s  # a client silent this long is dropped (and its thread ends)
         self.registry = None
         self._server: Optional[object] = None
         self._thread = None
@@ -210,6 +228,10 @@ class PrometheusSink:
             raise PynumaError(f"metrics on {self.address}:{self.port}: {err.strerror or err}") from None
         except ValueError as err:  # an address no resolver takes ("a..b": the idna codec refuses it)
             raise InputError(f"metrics address {self.address!r}: not a host name or address ({err})") from None
+        # prometheus-client's handler waits for ever on a silent client, one thread each: this server's
+        # handlers (not the library's class, which other users in this process share) give up instead
+        handler = self._server.RequestHandlerClass
+        self._server.RequestHandlerClass = type("IdleTimeoutHandler", (handler,), {"timeout": self.idle_timeout_s})
         self.port = self._server.server_address[1]  # port 0 asked for any free one
 
     def close(self) -> None:

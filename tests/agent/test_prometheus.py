@@ -14,7 +14,7 @@ pytest.importorskip("prometheus_client")
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 from pynuma.agent import AgentConfig, NodeAgent  # noqa: E402
-from pynuma.export.prometheus import PrometheusSink, render  # noqa: E402
+from pynuma.export.prometheus import COUNTERS, GAUGES, PrometheusSink, render  # noqa: E402
 from tests.agent.conftest import write_node  # noqa: E402
 
 
@@ -26,8 +26,8 @@ def _samples(text):
     return out
 
 
-def _scrape(port):
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as r:
+def _scrape(port, query=""):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics{query}", timeout=10) as r:
         return r.read().decode()
 
 
@@ -42,11 +42,15 @@ def test_scrape_over_loopback_matches_the_agent(tmp_path):
         agent.start()
         try:
             text = _scrape(sink.port)
+            some = _scrape(sink.port, "?name[]=pynuma_lease_held&name[]=pynuma_sync_cycles_total")
         finally:
             agent.stop()
         port = sink.port
         topo, sync = agent.topology, agent.last_sync
     samples = _samples(text)
+    # every family is named up front, so a scrape may ask for some by name
+    assert {f.name for f in text_string_to_metric_families(text)} <= set(GAUGES) | set(COUNTERS)
+    assert {name for name, _labels in _samples(some)} == {"pynuma_lease_held", "pynuma_sync_cycles_total"}
     for n in topo.numa_nodes:
         assert samples[("pynuma_numa_node_memory_bytes", (("node", str(n.id)),))] == n.memory_total
         assert samples[("pynuma_numa_node_cpus", (("node", str(n.id)),))] == len(n.cpus)
@@ -104,3 +108,18 @@ def test_a_port_in_use_is_one_clear_error(node_root):
             with pytest.raises(PynumaError, match="metrics on 127.0.0.1"):
                 agent.start()
             assert not agent.running
+
+
+def test_a_silent_client_is_dropped_and_others_are_served(node_root):
+    sink = PrometheusSink(0, "127.0.0.1", idle_timeout_s=0.5)
+    with NodeAgent(node_root, sinks=[sink]) as agent:
+        agent.step()
+        agent.start()
+        try:
+            silent = socket.create_connection(("127.0.0.1", sink.port), timeout=10)
+            silent.sendall(b"GET /metrics HTTP/1.1\r\n")  # and never the rest
+            assert "pynuma_lease_held" in _scrape(sink.port)
+            assert silent.recv(1024) == b""  # the server closed it after its idle timeout
+            silent.close()
+        finally:
+            agent.stop()
