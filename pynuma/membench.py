@@ -24,6 +24,7 @@ from typing import Callable, List, Optional, Sequence
 from . import _impl
 from ._record import Record
 from .errors import InputError
+from .parse import ascii_uint
 
 _bench = _impl.select("membench")
 
@@ -208,8 +209,9 @@ def default_size(topology, fs=None) -> int:
     for line in text.splitlines():
         if line.startswith("MemAvailable:"):
             parts = line.split()
-            if len(parts) >= 2 and parts[1].isdigit():
-                size = min(size, max(MIN_DEFAULT, int(parts[1]) * 1024 // AVAILABLE_SHARE))
+            available_kb = ascii_uint(parts[1]) if len(parts) >= 2 else None
+            if available_kb is not None:
+                size = min(size, max(MIN_DEFAULT, available_kb * 1024 // AVAILABLE_SHARE))
             break
     return size // mmap.PAGESIZE * mmap.PAGESIZE
 

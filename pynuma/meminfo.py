@@ -7,6 +7,8 @@ if TYPE_CHECKING:  # annotations only: importing typing costs the commands' star
 
     from .fsroot import FsRoot
 
+from .parse import ascii_uint
+
 MEMINFO = "/proc/meminfo"
 
 
@@ -16,6 +18,6 @@ def mem_total(fs: FsRoot) -> Optional[int]:
     for line in text.splitlines():
         if line.startswith("MemTotal:"):
             parts = line.split()
-            if len(parts) >= 2 and parts[1].isdigit():
-                return int(parts[1]) * (1024 if parts[-1] == "kB" else 1)
+            value = ascii_uint(parts[1]) if len(parts) >= 2 else None
+            return None if value is None else value * (1024 if parts[-1] == "kB" else 1)
     return None

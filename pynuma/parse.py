@@ -28,6 +28,14 @@ def parse_int(text: str) -> int:
     return int(s)
 
 
+def ascii_uint(text: str, max_digits: int = 20) -> "Optional[int]":
+    """``text`` as a non-negative integer when it is only ASCII digits, at most ``max_digits`` of them
+    (a u64 has 20); ``None`` otherwise (``"²"`` and ``"٣"`` are digits to :meth:`str.isdigit`)."""
+    if text.isascii() and text.isdigit() and len(text) <= max_digits:
+        return int(text)
+    return None
+
+
 def parse_pid(text: str) -> int:
     """A process id as a user writes it: decimal digits, 1 to the largest Linux allows."""
     if not (text.isascii() and text.isdigit() and len(text) <= 7 and 0 < int(text) <= PID_MAX_LIMIT):
@@ -115,7 +123,7 @@ def parse_meminfo(text: str) -> "Dict[str, int]":
         if len(key) != 1:
             raise ValueError(f"bad meminfo key in {_show(line)}")
         fields = value.split()
-        if not fields or not fields[0].isdigit() or len(fields) > 2 or (len(fields) == 2 and fields[1] != "kB"):
+        if not fields or ascii_uint(fields[0]) is None or len(fields) > 2 or (len(fields) == 2 and fields[1] != "kB"):
             raise ValueError(f"bad meminfo value in {_show(line)}")
         out[key[0]] = int(fields[0]) * (1024 if len(fields) == 2 else 1)
     if "MemTotal" not in out:
@@ -193,15 +201,27 @@ def _unescape_mount(field: str) -> str:
     return "".join(out)
 
 
+def _canonical_mount_point(path: str) -> bool:
+    """Whether ``path`` is what the kernel writes for a mount point: absolute, no NUL, no ``.``/``..`` names."""
+    return path.startswith("/") and "\x00" not in path and not any(
+        name in (".", "..") for name in path.split("/"))
+
+
 def parse_mounts(text: str) -> "List[Tuple[str, str, str, Tuple[str, ...]]]":
-    """``/proc/mounts`` as ``(device, mount point, fs type, options)``; short lines are skipped."""
+    """``/proc/mounts`` as ``(device, mount point, fs type, options)``.
+
+    Short lines are skipped, and so are mount points no kernel writes
+    (relative, with a NUL byte, or with ``.``/``..`` names).
+    """
     out = []
     for line in text.split("\n"):
         fields = line.strip(_STRIP).split()
         if len(fields) < 4:
             continue
-        out.append((_unescape_mount(fields[0]), _unescape_mount(fields[1]), fields[2],
-                    tuple(fields[3].split(","))))
+        point = _unescape_mount(fields[1])
+        if not _canonical_mount_point(point):
+            continue
+        out.append((_unescape_mount(fields[0]), point, fields[2], tuple(fields[3].split(","))))
     return out
 
 

@@ -28,6 +28,7 @@ from typing import Callable, List, Optional, Set, Tuple, Union
 
 from ..errors import FakeRootRefused, InputError
 from ..fsroot import DIRECTORY, FsRoot
+from ..parse import ascii_uint
 from ..pod import Pod
 from ..policy.eviction.messages import REASON, evicted_status
 from ._fsops import read as fs_read, write as fs_write
@@ -92,8 +93,9 @@ def _pids(tree: CgroupTree, cgroup: str) -> Set[int]:
         while stack:
             d = stack.pop()
             for tok in (fs_read(tree.fs, join(d, PROCS)) or "").split():
-                if tok.isdigit():
-                    out.add(int(tok))
+                pid = ascii_uint(tok, 7)  # pid_max is at most 2^22
+                if pid is not None:
+                    out.add(pid)
             stack += [join(d, n) for n in tree.fs.listdir(d) if tree.fs.isdir(join(d, n))]
     return out
 
@@ -113,7 +115,7 @@ def _member(tree: CgroupTree, pid: int, cgroup: str) -> bool:
         return True
     # v1 lets a thread sit in another cgroup than its leader; cgroup.procs then lists the process anyway
     return tree.version == 1 and any(_in(tree.fs.read_optional(f"/proc/{pid}/task/{tid}/cgroup"), prefixes)
-                                     for tid in tree.fs.listdir(f"/proc/{pid}/task") if tid.isdigit())
+                                     for tid in tree.fs.listdir(f"/proc/{pid}/task") if ascii_uint(tid, 7) is not None)
 
 
 def host_signaller(tree: CgroupTree) -> Signaller:

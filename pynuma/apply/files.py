@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import List, NamedTuple, Optional, Protocol, Tuple
 
 from ..errors import InputError
+from ..parse import ascii_uint
 from ..policy.cgroupconfig.config import ResourceConfig
 from ..policy.cgroupconfig.conversions import QUOTA_PERIOD_US, huge_size_name, shares_to_weight
 from ..policy.cgroupconfig.qos import UNBOUNDED_HUGETLB
@@ -131,7 +132,8 @@ def writer_for(version: int) -> CgroupWriter:
 # -- reading back: is the file already what we would write? ----------------------------------
 
 def _unlimited(text: str) -> bool:
-    return text in ("max", "-1") or (text.isdigit() and int(text) >= V1_UNLIMITED)
+    value = ascii_uint(text)
+    return text in ("max", "-1") or (value is not None and value >= V1_UNLIMITED)
 
 
 def _as_cpus(text: str):
@@ -158,9 +160,10 @@ def same_value(name: str, current: Optional[str], desired: str) -> bool:
     if name.startswith(("memory.", "hugetlb.")) or name == "pids.max":
         if _unlimited(cur) and _unlimited(want):
             return True
-        if cur.isdigit() and want.isdigit():
+        have, wanted = ascii_uint(cur), ascii_uint(want)
+        if have is not None and wanted is not None:
             # the kernel keeps memory limits in whole pages
-            return int(cur) == int(want) - int(want) % PAGE
+            return have == wanted - wanted % PAGE
     return False
 
 

@@ -15,6 +15,7 @@ from typing import Iterable, Optional
 
 from ..errors import InputError
 from ..fsroot import FsRoot
+from ..parse import ascii_uint
 from ..pod import Container, Pod
 from ..policy.oom_score import container_oom_score_adj
 from ._fsops import write as fs_write
@@ -69,7 +70,7 @@ def apply_oom_score_adj(fs: FsRoot, pids: Iterable[int], value: int, dry_run: bo
 def container_pids(fs: FsRoot, cgroup_dir: str) -> list:
     """Processes listed in a container cgroup directory's ``cgroup.procs``."""
     text = fs.read_optional(cgroup_dir.rstrip("/") + "/cgroup.procs") or ""
-    return [int(t) for t in text.split() if t.isdigit()]
+    return [pid for pid in (ascii_uint(t, 7) for t in text.split()) if pid is not None]
 
 
 def plan_container_oom(fs: FsRoot, pod: Pod, container: Container, cgroup_dir: str, memory_capacity: int,

@@ -16,6 +16,7 @@ from typing import List, Mapping, Optional, Sequence
 
 from ..cgroups.kubepods import GUARANTEED
 from ..errors import InputError
+from ..parse import ascii_uint
 from ..pod import Container, Pod
 from ..policy.cgroupconfig.container import resource_config_for_container
 from ..policy.cgroupconfig.conversions import QUOTA_PERIOD_US
@@ -50,8 +51,9 @@ def huge_page_sizes(tree: CgroupTree) -> List[int]:
     """The host's hugepage sizes in bytes, from ``/sys/kernel/mm/hugepages``."""
     sizes = []
     for name in tree.fs.listdir(HUGEPAGES_DIR):
-        if name.startswith("hugepages-") and name.endswith("kB") and name[10:-2].isdigit():
-            sizes.append(int(name[10:-2]) * 1024)
+        kb = ascii_uint(name[10:-2]) if name.startswith("hugepages-") and name.endswith("kB") else None
+        if kb is not None:
+            sizes.append(kb * 1024)
     return sorted(sizes)
 
 

@@ -12,6 +12,7 @@ from .. import _impl
 from ..cpuset import CPUSet
 from ..errors import InputError, NoSuchProcess, from_oserror
 from ..fsroot import FsRoot
+from ..parse import ascii_uint
 from ._ids import Ids, check_cpus, host, ids, online_cpus, possible_cpus
 
 TYPE_CHECKING = False
@@ -24,7 +25,7 @@ _sys = _impl.select("sys")
 def thread_ids(pid: int, fs: Optional[FsRoot] = None) -> List[int]:
     """Kernel thread ids of process ``pid`` (``/proc/PID/task``)."""
     fs = fs or host(None, "listing threads")
-    tids = [int(t) for t in fs.listdir(f"/proc/{int(pid)}/task") if t.isdigit()]
+    tids = [tid for tid in (ascii_uint(t, 7) for t in fs.listdir(f"/proc/{int(pid)}/task")) if tid is not None]
     if not tids:
         raise NoSuchProcess(f"process {pid}: no such process")
     return tids

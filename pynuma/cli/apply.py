@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from ..parse import parse_pid, shown
+from ..parse import ascii_uint, parse_pid, shown
 
 
 def _pairs(items, what: str, convert=str) -> Dict[str, object]:
@@ -36,8 +36,9 @@ def _period_us(text: str) -> int:
     from ..errors import InputError
 
     for unit, scale in (("us", 1), ("µs", 1), ("ms", 1000), ("s", 1000000)):
-        if text.endswith(unit) and text[: -len(unit)].isdigit() and len(text) - len(unit) <= 12:
-            value = int(text[: -len(unit)]) * scale
+        digits = ascii_uint(text[: -len(unit)], 12) if text.endswith(unit) else None
+        if digits is not None:
+            value = digits * scale
             break
     else:
         raise InputError(f"--cpu-cfs-quota-period {shown(text)}: expected a duration from 1ms to 1s, such as 100ms")

@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # annotations only: importing typing costs more than discover
 from ..cpuset import CPUSet
 from ..fsroot import FsRoot
 from ..model_devices import NetInterface, PciDevice
+from ..limits import MAX_NUMA_NODES
+from ..parse import ascii_uint, shown
 
 BASE = "/sys/bus/pci/devices"
 # Per device, read in one batch, in this order.  ``uevent`` carries the class,
@@ -66,21 +68,21 @@ def parse_hex(text: str) -> int:
 def parse_numa_node(text: str) -> "Optional[int]":
     """A device's ``numa_node``: the node id, or ``None`` for ``-1`` (unknown)."""
     t = text.strip(" \t\r\n\x00")
-    if t.lstrip("-").isdigit() and t.count("-") <= 1 and not t.endswith("-"):
-        value = int(t)
-        if value >= 0:
-            return value
-        if value == -1:
-            return None
-    raise ValueError(f"invalid numa_node {text.strip()!r}")
+    if t == "-1":
+        return None
+    value = ascii_uint(t, 9)
+    if value is None or value >= MAX_NUMA_NODES:
+        raise ValueError(f"invalid numa_node {shown(text.strip())}")
+    return value
 
 
 def parse_count(text: str) -> int:
     """A non-negative decimal count (``sriov_numvfs``)."""
     t = text.strip(" \t\r\n\x00")
-    if not t.isdigit() or not t.isascii():
-        raise ValueError(f"invalid count {text.strip()!r}")
-    return int(t)
+    value = ascii_uint(t)
+    if value is None:
+        raise ValueError(f"invalid count {shown(text.strip())}")
+    return value
 
 
 def parse_uevent(text: str) -> "Dict[str, str]":

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # annotations only: importing typing costs more than discover
 
 from ..fsroot import FsRoot
 from ..model_devices import NetInterface, PciDevice
+from ..parse import ascii_uint
 from .devices import parse_uevent
 
 CLASS_NET = "/sys/class/net"
@@ -28,8 +29,7 @@ MAX_ANCESTORS = 6
 def _int_or_none(text: "Optional[str]") -> "Optional[int]":
     if text is None:
         return None
-    t = text.strip(" \t\r\n\x00")
-    return int(t) if t.isdigit() and t.isascii() else None
+    return ascii_uint(text.strip(" \t\r\n\x00"))
 
 
 def _text_or_none(text: "Optional[str]") -> "Optional[str]":

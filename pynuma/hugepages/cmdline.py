@@ -13,6 +13,7 @@ size.  Everything after `` -- `` belongs to init and is ignored.
 from __future__ import annotations
 
 from .._dataclass import dataclass, field
+from ..parse import ascii_uint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs the commands' start-up
@@ -95,13 +96,13 @@ def split_params(cmdline: str) -> List[Tuple[str, Optional[str]]]:
 
 def _parse_count(value: str) -> CmdlinePool:
     if ":" not in value:
-        if not value.isdigit():
+        if ascii_uint(value) is None:
             raise ValueError(f"hugepages={value}: not a count")
         return CmdlinePool(count=int(value))
     per_node: Dict[int, int] = {}
     for item in value.split(","):
         node, sep, count = item.partition(":")
-        if not sep or not node.isdigit() or not count.isdigit():
+        if not sep or ascii_uint(node, 9) is None or ascii_uint(count) is None:
             raise ValueError(f"hugepages={value}: expected node:count[,node:count...]")
         per_node[int(node)] = int(count)
     return CmdlinePool(per_node=per_node)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .._dataclass import dataclass, field
 from ..errors import InputError
+from ..parse import ascii_uint
 from ..quantity import BINARY_SI, Quantity
 from .cmdline import CmdlineHugepages, parse_size_kb, read_cmdline
 from .resources import PREFIX, resource_name_for_kb
@@ -109,7 +110,7 @@ def parse_default_size_kb(meminfo: str) -> Optional[int]:
     for line in meminfo.splitlines():
         if line.startswith("Hugepagesize:"):
             parts = line.split()
-            if len(parts) != 3 or parts[2] != "kB" or not parts[1].isdigit():
+            if len(parts) != 3 or parts[2] != "kB" or ascii_uint(parts[1]) is None:
                 raise ValueError(f"bad Hugepagesize line {line.strip()!r}")
             return int(parts[1])
     return None
@@ -186,7 +187,7 @@ def parse_size_arg(text: str, sizes: Iterable[int]) -> int:
     if s.startswith(PREFIX):
         s = s[len(PREFIX):]
     try:
-        if s.lower().endswith("kb") and s[:-2].isdigit():
+        if s.lower().endswith("kb") and ascii_uint(s[:-2]) is not None:
             kb = int(s[:-2])
         elif s[-2:] in ("Ki", "Mi", "Gi", "Ti"):
             q = Quantity.parse(s)

@@ -20,12 +20,12 @@ All ``/proc`` and ``/sys`` reads go through :class:`~pynuma.fsroot.FsRoot`.
 """
 from __future__ import annotations
 
-import os
 import time
 
 from .._dataclass import dataclass, field
 from ..fsroot import FsRoot
 from ..meminfo import MEMINFO
+from ..parse import ascii_uint
 from ..policy.eviction.observations import Observation, make_signal_observations
 
 TYPE_CHECKING = False
@@ -48,7 +48,7 @@ def parse_meminfo(text: str) -> Dict[str, int]:
             continue
         name, sep, rest = line.partition(":")
         parts = rest.split()
-        if not sep or not parts or not parts[0].isdigit():
+        if not sep or not parts or ascii_uint(parts[0]) is None:
             shown = repr(line) if len(line) <= 60 else f"{line[:48]!r}... ({len(line)} characters)"
             raise ValueError(f"malformed line {shown}")
         out[name.strip()] = int(parts[0]) * (1024 if parts[1:] == ["kB"] else 1)

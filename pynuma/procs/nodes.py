@@ -13,6 +13,7 @@ from typing import Dict, List, Optional, Tuple
 from ..cpuset import CPUSet
 from ..fsroot import FsRoot
 from ..model import Topology
+from ..parse import ascii_uint
 
 NODE_DIR = "/sys/devices/system/node"
 
@@ -32,7 +33,7 @@ class NodeCpus:
 
     def _sysfs_nodes(self) -> List[Tuple[int, int]]:
         if self._full is None:
-            names = [n for n in self._fs.listdir(NODE_DIR) if n.startswith("node") and n[4:].isdigit()]
+            names = [n for n in self._fs.listdir(NODE_DIR) if n.startswith("node") and ascii_uint(n[4:], 9) is not None]
             texts = self._fs.read_many(f"{NODE_DIR}/{n}/cpulist" for n in names)
             full = []
             for name, text in zip(names, texts):

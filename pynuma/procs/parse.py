@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from ..cpuset import CPUSet
+from ..parse import ascii_uint
 
 PF_KTHREAD = 0x00200000  # include/linux/sched.h: the task is a kernel thread
 
@@ -69,8 +70,7 @@ def parse_uid(value: Optional[str]) -> Optional[int]:
     """The real uid of a status ``Uid:`` value (``"1000\\t1000\\t1000\\t1000"``); None when absent or bad."""
     if not value:
         return None
-    first = value.split()[0]
-    return int(first) if first.isdigit() and first.isascii() else None
+    return ascii_uint(value.split()[0], 10)  # uid_t: 32 bits
 
 
 def parse_kb(value: Optional[str]) -> Optional[int]:
@@ -78,9 +78,8 @@ def parse_kb(value: Optional[str]) -> Optional[int]:
     if not value:
         return None
     parts = value.split()
-    if len(parts) == 2 and parts[1] == "kB" and parts[0].isdigit() and parts[0].isascii():
-        return int(parts[0]) * 1024
-    return None
+    kb = ascii_uint(parts[0]) if len(parts) == 2 and parts[1] == "kB" else None
+    return None if kb is None else kb * 1024
 
 
 def page_bytes(page_kb: int, huge: int, base_page: int, default_huge: Optional[int]) -> Optional[int]:
