@@ -44,30 +44,24 @@ def _debug(msg: str, *args) -> None:
         logging.getLogger("pynuma.cgroups").debug(msg, *args)
 
 
-def _unescape(field_: str) -> str:
-    # /proc/mounts escapes space, tab, newline and backslash as \ooo octal.
-    if "\\" not in field_:
-        return field_
-    import re
-
-    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field_)
+_CGROUP_TYPES = ("cgroup", "cgroup2")
 
 
 def parse_mounts(text: str) -> List[Tuple[str, str, List[str]]]:
     """``(mountpoint, fstype, options)`` of every cgroup/cgroup2 mount in ``/proc/mounts`` text.
 
-    Raises ``ValueError`` on a cgroup line that does not have the
-    ``device mountpoint fstype options`` shape.
+    The mount table is read by :func:`pynuma.parse.parse_mounts` (which skips
+    mount points no kernel writes); a cgroup line without options, which
+    would leave the controllers unknown, raises ``ValueError``.
     """
-    out = []
+    from ..parse import parse_mounts as mount_table
+
     for lineno, line in enumerate(text.splitlines(), 1):
         parts = line.split()
-        if len(parts) < 3 or parts[2] not in ("cgroup", "cgroup2"):
-            continue
-        if len(parts) < 4:
+        if len(parts) == 3 and parts[2] in _CGROUP_TYPES:
             raise ValueError(f"line {lineno}: cgroup mount without options: {line!r}")
-        out.append((_unescape(parts[1]), parts[2], parts[3].split(",")))
-    return out
+    return [(point, fstype, list(options)) for _device, point, fstype, options in mount_table(text)
+            if fstype in _CGROUP_TYPES]
 
 
 @dataclass(frozen=True)
@@ -104,8 +98,8 @@ class CgroupLayout:
         return self.hierarchy("memory")
 
 
-def layout_from_mounts(mounts: List[Tuple[str, str, List[str]]]) -> CgroupLayout:
-    """The layout implied by parsed mounts (pure)."""
+def layout_from_mounts(mounts: List[Tuple[str, str, List[str]]], source: str = MOUNTS) -> CgroupLayout:
+    """The layout implied by parsed mounts (pure); ``source`` names the mount table in errors."""
     reasons: List[str] = []
     v1: Dict[str, str] = {}
     unified = None
@@ -133,7 +127,7 @@ def layout_from_mounts(mounts: List[Tuple[str, str, List[str]]]) -> CgroupLayout
         mode = V2
         reasons.append(f"only cgroup2 (at {unified}): unified (v2) mode")
     else:
-        raise Unsupported(f"{MOUNTS}: no cgroup or cgroup2 mount found")
+        raise Unsupported(f"{source}: no cgroup or cgroup2 mount found")
     return CgroupLayout(mode=mode, v1_mounts=v1, unified=unified, reasons=tuple(reasons))
 
 
@@ -163,7 +157,7 @@ def detect(fs: FsRoot, cgroup_root: str = "/") -> CgroupLayout:
         mounts = parse_mounts(text)
     except ValueError as err:
         raise ParseError(fs.host_path(MOUNTS), str(err)) from None
-    layout = layout_from_mounts(mounts)
+    layout = layout_from_mounts(mounts, fs.host_path(MOUNTS))
     driver, kubepods, why = find_kubepods(fs, layout, cgroup_root)
     for reason in layout.reasons + (why,):
         _debug("cgroup detection (%s): %s", fs.root, reason)
