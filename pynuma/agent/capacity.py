@@ -31,9 +31,13 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unkno
     from ..quantity import Quantity
 
     cap = {}
-    cpus = fs.parse(CPU_ONLINE, parse_cpulist)
-    if cpus is not None:
-        cap["cpu"] = Quantity(len(cpus))
+    cpus = len(fs.parse(CPU_ONLINE, parse_cpulist) or ())
+    if not cpus:  # cpu/online missing or naming none: discovery's rule reads the cpuN directories
+        from ..discover.cpus import read_cpu_sets
+
+        cpus = bin(read_cpu_sets(fs, []).online).count("1")
+    if cpus:
+        cap["cpu"] = Quantity(cpus)
     meminfo = fs.parse(MEMINFO, parse_meminfo) or {}
     if "MemTotal" in meminfo:
         cap["memory"] = Quantity(meminfo["MemTotal"], "BinarySI")
@@ -42,7 +46,7 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unkno
         if kb is None:
             continue
         size = kb * 1024
-        pages = fs.parse(f"{HUGEPAGES}/{entry}/nr_hugepages", lambda t: int(t.strip()))
+        pages = fs.parse(f"{HUGEPAGES}/{entry}/nr_hugepages", _count)
         if pages is not None:
             cap["hugepages-" + str(Quantity(size, "BinarySI"))] = Quantity(pages * size, "BinarySI")
     try:
@@ -54,8 +58,17 @@ def discover_capacity(fs, kubelet_root: str, max_pods: int, fs_given=None, unkno
     except PynumaError:
         pass  # no statvfs: no ephemeral-storage capacity, as a kubelet without nodefs stats
     cap["pods"] = Quantity(max_pods)
-    limits = [v for v in (fs.parse(PID_MAX, lambda t: int(t.strip())), fs.parse(THREADS_MAX, lambda t: int(t.strip())))
-              if v is not None]
+    limits = [v for v in (fs.parse(PID_MAX, _count), fs.parse(THREADS_MAX, _count)) if v is not None]
     if limits:
         cap["pid"] = Quantity(min(limits))
     return cap
+
+
+def _count(text: str) -> int:
+    """A kernel count (``nr_hugepages``, ``pid_max``): ASCII digits only, ``ValueError`` otherwise."""
+    from ..parse import ascii_uint
+
+    value = ascii_uint(text.strip(" \t\r\n\x00"))
+    if value is None:
+        raise ValueError(f"expected a count, got {text.strip()[:40]!r}")
+    return value

@@ -43,7 +43,7 @@ def _discover(fs: "FsRoot") -> "Topology":
     cpuset = _memoized(CPUSet.from_bits, 1 << 20)
 
     sets = _cpus.read_cpu_sets(fs, warnings)
-    allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings)
+    allowed_cpus, allowed_mems = _cgroup.allowed(fs, warnings, online=sets.online)
     reported = sets.online if allowed_cpus is None else sets.online & allowed_cpus
 
     topo = _cpus.read_topology(fs, reported, warnings)

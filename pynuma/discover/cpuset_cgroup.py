@@ -75,12 +75,13 @@ _PROC_FILES = ["/proc/mounts", "/proc/self/cpuset", "/proc/self/cgroup"]
 MOUNTS_LIMIT = 1 << 24  # a busy node's mount table (a few per pod) runs past 64 KiB
 
 
-def allowed(fs, warnings: "List[str]", texts: "Optional[Sequence[Optional[str]]]" = None
-            ) -> "Tuple[Optional[int], Optional[int]]":
+def allowed(fs, warnings: "List[str]", texts: "Optional[Sequence[Optional[str]]]" = None,
+            online: "Optional[int]" = None) -> "Tuple[Optional[int], Optional[int]]":
     """(allowed CPUs bitmap, allowed memory nodes bitmap); ``None`` where unrestricted.
 
     ``texts``: /proc/mounts, /proc/self/cpuset and /proc/self/cgroup when
-    the caller already read them.
+    the caller already read them.  ``online``: the online CPUs (bitmap); a
+    cpuset naming none of them is not applied, as an empty one is not.
     """
     mounts, cpuset, cgroup = fs.read_many(_PROC_FILES, MOUNTS_LIMIT) if texts is None else texts
     mount = find_mount(fs, mounts)
@@ -104,7 +105,12 @@ def allowed(fs, warnings: "List[str]", texts: "Optional[Sequence[Optional[str]]]
             result.append(None)
             continue
         try:
-            result.append(_bitmap.parse_cpulist(text))
+            bits = _bitmap.parse_cpulist(text)
         except ValueError as err:
             raise ParseError(fs.host_path(path), str(err)) from None
+        if online and not result and not bits & online:
+            # CPUs only: a task always runs on some online CPU of its cpuset
+            warnings.append(f"{fs.host_path(path)}: names none of the online CPUs; not applied")
+            bits = None
+        result.append(bits)
     return result[0], result[1]

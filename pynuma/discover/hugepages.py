@@ -22,6 +22,14 @@ _NODE_FILES = ("nr_hugepages", "free_hugepages", "surplus_hugepages")
 _GLOBAL_FILES = _NODE_FILES + ("resv_hugepages",)
 
 
+def _count(text: str) -> int:
+    """A pool count: a non-negative integer."""
+    value = parse_int(text)
+    if value < 0:
+        raise ValueError(f"negative count {value}")
+    return value
+
+
 def node_dir(node_id: int) -> str:
     """The hugepages directory of NUMA node ``node_id``."""
     return NODE_DIR.format(node_id)
@@ -52,7 +60,7 @@ def read_pools_many(fs, directories: "List[str]", warnings: "List[str]",
         try:
             for path, text in zip(chunk_paths, texts[j * width:(j + 1) * width]):
                 where = path
-                values.append(None if text is None else parse_int(text))
+                values.append(None if text is None else _count(text))
         except ValueError as err:
             warnings.append(f"{fs.host_path(where)}: {err}; {size} kB pool skipped")
             continue
