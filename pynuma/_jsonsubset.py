@@ -44,6 +44,25 @@ def loads(text: str, object_pairs_hook: "Optional[Callable[[List[Tuple[str, Any]
     return value
 
 
+def loads_as_go(text: str, object_pairs_hook: "Optional[Callable[[List[Tuple[str, Any]]], Any]]" = None) -> "Any":
+    """:func:`loads`, with strings as Go's ``encoding/json`` decodes them: an escape naming half of a
+    UTF-16 surrogate pair (``"\\ud800"``) is U+FFFD, never a lone surrogate no encoder can write."""
+    value = loads(text, object_pairs_hook)
+    return _replace_surrogates(value) if "\\u" in text else value
+
+
+def _replace_surrogates(value: "Any") -> "Any":
+    if isinstance(value, str):
+        if value.isascii():
+            return value
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value)
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):  # list subclasses (an object kept as pairs) keep their type
+        return type(value)(_replace_surrogates(v) for v in value)
+    return value
+
+
 def read_plain(text: str, object_pairs_hook: "Optional[Callable[[List[Tuple[str, Any]]], Any]]" = None) -> "Any":
     """What ``json.loads`` returns for a text in the subset, else ``None``."""
     try:

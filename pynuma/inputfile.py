@@ -67,6 +67,10 @@ def read_text(path: str) -> str:
     """The file's text; ``InputError`` if it cannot be read, ``ParseError`` if it is not UTF-8."""
     try:
         raw = read_capped(path)
+    except PermissionError as err:  # the file is fine; this process may not read it: operational, exit 1
+        from .errors import AccessDenied
+
+        raise AccessDenied(f"{path}: {err.strerror or err}") from None
     except OSError as err:
         raise InputError(f"{path}: {err.strerror or err}") from None
     try:
@@ -119,10 +123,37 @@ def _shape_problem(value: Any) -> "Optional[str]":
     return None
 
 
-def _shallow(path: str, value: Any) -> Any:
+def _lone_surrogate(value: Any) -> "Optional[str]":
+    """The first string (value or key) holding half of a UTF-16 pair (``"\\ud800"``), else ``None``:
+    JSON and YAML escapes can spell one, but it is no Unicode text and cannot be printed or encoded."""
+    stack, seen = [value], set()
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if not v.isascii():
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    return v
+        elif isinstance(v, (dict, list)) and id(v) not in seen:
+            seen.add(id(v))
+            if isinstance(v, dict):
+                stack.extend(v.keys())
+                stack.extend(v.values())
+            else:
+                stack.extend(v)
+    return None
+
+
+def _shallow(path: str, value: Any, text: str = "") -> Any:
     problem = _shape_problem(value)
     if problem is not None:
         raise ParseError(path, problem)
+    if "\\u" in text or "\\U" in text:  # only an escape can spell a lone surrogate
+        bad = _lone_surrogate(value)
+        if bad is not None:
+            shown = bad.encode("utf-8", "backslashreplace").decode()[:60]
+            raise ParseError(path, f"the string {shown} holds half of a UTF-16 surrogate pair: not Unicode text")
     return value
 
 
@@ -141,7 +172,7 @@ def parse_json(path: str, text: str) -> Any:
     import json  # here: reading YAML (or nothing) need not pay for it
 
     try:
-        return _shallow(path, json.loads(text))
+        return _shallow(path, json.loads(text), text)
     except RecursionError:
         raise ParseError(path, f"nested more than {MAX_DEPTH} levels deep") from None
     except ValueError as err:  # also a number of more digits than int() takes
@@ -178,14 +209,14 @@ def load_yaml(path: str) -> Any:
 
     docs = load_all(text)  # plain manifests without importing PyYAML; None: PyYAML decides
     if docs is not None and len(docs) <= 1:
-        return _shallow(path, docs[0] if docs else None)
+        return _shallow(path, docs[0] if docs else None, text)
     import yaml  # lazy: only YAML beyond the plain subset pays for it
 
     try:
         doc = yaml.safe_load(text)
     except _yaml_errors() as err:
         raise _yaml_error(path, err) from None
-    return _shallow(path, doc)
+    return _shallow(path, doc, text)
 
 
 def load_items(path: str) -> List[Any]:
@@ -218,7 +249,7 @@ def load_items(path: str) -> List[Any]:
             docs = [d for d in yaml.safe_load_all(text) if d is not None]
         except _yaml_errors() as err:
             raise _yaml_error(path, err) from None
-    docs = [_shallow(path, d) for d in docs]
+    docs = [_shallow(path, d, text) for d in docs]
     items: List[Any] = []
     for doc in docs:
         if isinstance(doc, dict) and doc.get("kind") == "List":

@@ -56,6 +56,13 @@ def _string_map(raw: Any, where: str) -> Dict[str, str]:
     return {str(k): str(v) for k, v in raw.items()}
 
 
+def _optional_string(raw: Any, where: str) -> Optional[str]:
+    """A field that is a string when given (the API server refuses any other type)."""
+    if raw is not None and not isinstance(raw, str):
+        raise InputError(f"{where}: expected a string, got {type(raw).__name__}")
+    return raw
+
+
 def _nested(obj: Mapping, keys: Tuple[str, ...], where: str) -> Any:
     for i, key in enumerate(keys):
         if obj is None:
@@ -180,6 +187,8 @@ class Container:
         if not isinstance(name, str) or not (name or unnamed_ok):
             raise InputError(f"{where}.name: Required value: missing name")
         res = raw.get("resources")
+        if res is not None and not isinstance(res, Mapping):
+            raise InputError(f"{where}.resources: expected a map")
         if isinstance(res, Mapping):
             requests, limits = res.get("requests"), res.get("limits")
             fields = f"{where}.resources"
@@ -190,7 +199,8 @@ class Container:
             name=name,
             requests=_resources(requests, f"{fields}.requests"),
             limits=_resources(limits, f"{fields}.limits"),
-            restart_policy=raw.get("restartPolicy", raw.get("restart_policy")),
+            restart_policy=_optional_string(raw.get("restartPolicy", raw.get("restart_policy")),
+                                            f"{where}.restartPolicy"),
             ports=_host_ports(raw.get("ports"), f"{where}.ports"),
         )
 
@@ -289,6 +299,8 @@ class Pod:
             raise InputError(f"{where}: {spec_path}containers and {spec_path}{init_key} must be lists")
         pod_res = spec.get("resources")
         pod_requests = pod_limits = None
+        if pod_res is not None and not isinstance(pod_res, Mapping):
+            raise InputError(f"{where}: {spec_path}resources: expected a map")
         if isinstance(pod_res, Mapping):
             pod_requests = _resources(pod_res.get("requests"), f"{where}: {spec_path}resources.requests")
             pod_limits = _resources(pod_res.get("limits"), f"{where}: {spec_path}resources.limits")
@@ -301,6 +313,15 @@ class Pod:
                                   or not -(1 << 63) <= grace < 1 << 63):
             raise InputError(f"{where}: terminationGracePeriodSeconds must be an int64")
         volumes = spec.get("volumes") or []
+        if not isinstance(volumes, list):
+            raise InputError(f"{where}: {spec_path}volumes must be a list")
+        uid = meta.get("uid")
+        if isinstance(uid, int) and not isinstance(uid, bool):
+            uid = str(uid)  # an unquoted YAML number: its digits are the uid
+        uid = _optional_string(uid, f"{where}: metadata.uid")
+        namespace = _optional_string(meta.get("namespace"), f"{where}: metadata.namespace")
+        qos = _optional_string(status.get("qosClass") or (raw.get("qosClass") if compact else None),
+                               f"{where}: status.qosClass")
         conditions, statuses = _status_lists(status, where)
         tolerations = spec.get("tolerations") or []
         if not isinstance(tolerations, list) or not all(isinstance(t, Mapping) for t in tolerations):
@@ -313,22 +334,22 @@ class Pod:
         os_name = os_spec.get("name") if isinstance(os_spec, Mapping) else None
         return cls(
             name=name,
-            namespace=meta.get("namespace") or "default",
-            uid=str(meta.get("uid") or name),
+            namespace=namespace or "default",
+            uid=uid or name,
             containers=tuple(Container.from_dict(c, f"{where}: {spec_path}containers[{i}]", compact)
                              for i, c in enumerate(conts)),
             init_containers=tuple(Container.from_dict(c, f"{where}: {spec_path}{init_key}[{i}]", compact)
                                   for i, c in enumerate(inits)),
             priority=priority,
-            priority_class_name=spec.get("priorityClassName"),
-            annotations=dict(meta.get("annotations") or {}),
-            volumes=tuple(volumes) if isinstance(volumes, list) else (),
+            priority_class_name=_optional_string(spec.get("priorityClassName"), f"{where}: priorityClassName"),
+            annotations=_string_map(meta.get("annotations"), f"{where} annotations"),
+            volumes=tuple(volumes),
             pod_requests=pod_requests,
             pod_limits=pod_limits,
-            status_qos_class=status.get("qosClass") or (raw.get("qosClass") if compact else None),
+            status_qos_class=qos,
             overhead=_resources(spec.get("overhead"), f"{where} overhead"),
             labels=_string_map(meta.get("labels"), f"{where} labels"),
-            node_name=str(spec.get("nodeName") or ""),
+            node_name=_optional_string(spec.get("nodeName"), f"{where}: nodeName") or "",
             node_selector=_string_map(spec.get("nodeSelector"), f"{where} nodeSelector"),
             tolerations=tuple(tolerations),
             node_selector_terms=tuple(terms),

@@ -123,7 +123,7 @@ def _gather(args, fs, config):
     """(NodeStats, pods, layout, HostReading or None) for one pass."""
     from ..errors import InputError
     from ..policy.eviction.manager import FsLayout, NodeStats
-    from ..policy.eviction.observations import make_signal_observations, pod_stats_from_summary
+    from ..policy.eviction.observations import make_signal_observations, pod_stats_from_summary, summary_shape_problem
 
     pods, stats, grace = _load_pod_file(args.pods) if args.pods else ([], {}, {})
     pods = list(pods)
@@ -135,6 +135,9 @@ def _gather(args, fs, config):
         summary = load_json(args.stats)
         if not isinstance(summary, dict):
             raise InputError(f"{args.stats}: expected a stats summary object")
+        problem = summary_shape_problem(summary)
+        if problem is not None:
+            raise InputError(f"{args.stats}: {problem}")
         observations = make_signal_observations(summary)
         known = {p.uid for p in pods}
         for uid, s in pod_stats_from_summary(summary).items():

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from .._jsonsubset import loads as _json_loads  # json.loads, without importing json for a plain file
+from .._jsonsubset import loads_as_go as _json_loads  # json.loads, without importing json for a plain file
 from .atomic import write_atomic
 from ..cpuset import CPUSet
 from ..errors import CheckpointError, ChecksumMismatch, InputError

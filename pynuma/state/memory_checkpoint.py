@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 
 from .._dataclass import dataclass
-from .._jsonsubset import loads as _json_loads  # json.loads, without importing json for a plain file
+from .._jsonsubset import loads_as_go as _json_loads  # json.loads, without importing json for a plain file
 from .._mapping import Mapping
 from .atomic import write_atomic
 from ..errors import CheckpointError, ChecksumMismatch

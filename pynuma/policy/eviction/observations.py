@@ -121,6 +121,29 @@ def make_signal_observations(summary: Mapping) -> Dict[str, Observation]:
     return out
 
 
+def summary_shape_problem(summary: Mapping) -> Optional[str]:
+    """Why a stats summary's ``pods`` list cannot be read (a field of the wrong type), or ``None``."""
+    pods = summary.get("pods")
+    if pods is None:
+        return None
+    if not isinstance(pods, list):
+        return "pods: expected a list"
+    for i, p in enumerate(pods):
+        if not isinstance(p, Mapping):
+            return f"pods[{i}]: expected a map"
+        ref = _get(p, "podRef", "pod_ref")
+        if ref is not None and not isinstance(ref, Mapping):
+            return f"pods[{i}].podRef: expected a map"
+        for key in ("uid", "name", "namespace"):
+            value = _get(ref, key)
+            if value is not None and not isinstance(value, str):
+                return f"pods[{i}].podRef.{key}: expected a string"
+        for key in ("containers", "volume", "volumes"):
+            if p.get(key) is not None and not isinstance(p.get(key), list):
+                return f"pods[{i}].{key}: expected a list"
+    return None
+
+
 def pod_stats_from_summary(summary: Mapping) -> Dict[str, Any]:
     """Per-pod usage (``uid -> PodStats``) from the ``pods`` list of a kubelet stats summary."""
     from .podstats import ContainerStats, FsUsage, PodStats
