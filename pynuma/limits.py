@@ -26,5 +26,6 @@ MAX_HUGEPAGE_KB = 16 << 20
 
 #: The largest Kubernetes int32 field (maxPods, evictionMaxPodGracePeriod).
 INT32_MAX = (1 << 31) - 1
+INT64_MAX = (1 << 63) - 1
 
 __all__ = ["MAX_CPUS", "MAX_NUMA_NODES", "PID_MAX_LIMIT", "MAX_HUGEPAGE_KB", "INT32_MAX"]

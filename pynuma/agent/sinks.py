@@ -17,7 +17,7 @@ import json
 import os
 from typing import Any, Mapping, Protocol, runtime_checkable
 
-from ..errors import InputError
+from ..errors import InputError, PynumaError
 
 LEASE_FILE = "lease.json"
 STATUS_FILE = "node-status.json"
@@ -50,6 +50,12 @@ class DirectorySink:
             raise InputError(f"output directory {path}: {err.strerror or err}") from None
         if not os.path.isdir(path):
             raise InputError(f"output directory {path}: not a directory")
+        probe = os.path.join(path, f".pynuma-probe-{os.getpid()}")
+        try:  # a directory that takes no files (/proc, read-only) fails here, once, not at every publish
+            os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
+            os.unlink(probe)
+        except OSError as err:
+            raise PynumaError(f"output directory {path}: cannot write there: {err.strerror or err}") from None
 
     def _write(self, name: str, obj: Mapping[str, Any]) -> None:
         from ..state.atomic import write_atomic

@@ -44,6 +44,7 @@ def allocatable_for(args, topo) -> Tuple[Dict[str, Any], bool, Tuple[str, ...]]:
 
             alloc.update(_node_memory(machine_for(None, args.root or "/")))
         return alloc, False, tuple(r for r in L.CORE if r not in alloc)
+    L.check_max_pods(args.max_pods)
     alloc: Dict[str, Any] = {"cpu": len(topo.cpus()), "pods": args.max_pods}
     try:
         from ..inputfile import load_json

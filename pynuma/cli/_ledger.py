@@ -65,6 +65,14 @@ def parse_allocatable(text: str) -> Dict[str, object]:
 CORE = ("cpu", "memory", "ephemeral-storage")
 
 
+def check_max_pods(max_pods: int) -> None:
+    """``--max-pods`` is ``maxPods`` of KubeletConfiguration: an int32, not negative."""
+    from ..limits import INT32_MAX
+
+    if not 0 <= max_pods <= INT32_MAX:
+        raise InputError(f"--max-pods: must be between 0 and {INT32_MAX}, got {max_pods}")
+
+
 def discovered_allocatable(root: str, max_pods: int, kubelet_root: str = "/var/lib/kubelet"):
     """``(allocatable, unknown)``: node allocatable as the kubelet reports it with its defaults
     (capacity minus default hard eviction), and the core resources discovery could not measure
@@ -75,8 +83,7 @@ def discovered_allocatable(root: str, max_pods: int, kubelet_root: str = "/var/l
     from ..policy.eviction.thresholds import parse_threshold_config
     from .allocatable import discover_capacity
 
-    if max_pods < 0:
-        raise InputError(f"--max-pods: must not be negative, got {max_pods}")
+    check_max_pods(max_pods)
     hard = parse_threshold_config([], KubeletConfig().eviction_hard, None, None, None)
     with FsRoot(root) as fs:
         cap = discover_capacity(fs, kubelet_root, max_pods)

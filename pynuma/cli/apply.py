@@ -90,8 +90,10 @@ def main(argv: List[str]) -> int:
     pods = load_pods(args.pods, defaulted=True)  # as the kubelet sees them
     pids = _pairs(args.pid, "--pid", parse_pid)
     ids = _pairs(args.container_id, "--container-id")
-    if args.pod_max_pids is not None and args.pod_max_pids < -1:
-        raise InputError(f"--pod-max-pids {args.pod_max_pids}: must be -1 (no limit) or more")
+    from ..limits import INT64_MAX
+
+    if args.pod_max_pids is not None and not -1 <= args.pod_max_pids <= INT64_MAX:  # podPidsLimit: an int64
+        raise InputError(f"--pod-max-pids {args.pod_max_pids}: must be -1 (no limit) or more, at most {INT64_MAX}")
     if args.state_dir:
         from ._ledger import existing_state_dir
 

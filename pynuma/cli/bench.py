@@ -15,6 +15,9 @@ from . import _common
 from ._streams import stderr
 
 
+MAX_DURATION_S = 3600  # per measurement: an hour is already far beyond any useful figure
+
+
 def build_parser():
     p = _common.parser("bench", "NUMA memory microbenchmarks.")
     sub = p.add_subparsers(dest="what", metavar="memory", required=True)
@@ -70,8 +73,8 @@ def main(argv) -> int:
     fs = FsRoot(args.root)
     fs.require_host("pynuma bench")  # it measures this machine, whatever the dump says
     size = None if args.size is None else membench.parse_size(args.size)
-    if not 0 < args.duration < float("inf"):  # nan and inf would measure forever
-        raise InputError(f"--duration {args.duration}: must be > 0")
+    if not 0 < args.duration <= MAX_DURATION_S:  # nan and inf (or a year) would measure forever
+        raise InputError(f"--duration {args.duration:g}: must be > 0 and at most {MAX_DURATION_S} s")
     if args.threads < 1:
         raise InputError(f"--threads {args.threads}: must be >= 1")
     from ..discover import discover

@@ -94,6 +94,8 @@ def main(argv) -> int:
     command = _command(args.command)
     if not command and not args.dry_run:
         p.error("no command given (pynuma run [OPTIONS] -- CMD ARGS...)")
+    if command and not command[0]:
+        p.error("the command is an empty string (pynuma run [OPTIONS] -- CMD ARGS...)")
     from .. import bind
     from ..fsroot import FsRoot
 
