@@ -227,6 +227,7 @@ def load_items(path: str) -> List[Any]:
     """
     text = read_text(path)
     docs = None
+    json_error = None
     if _may_be_json(text):  # otherwise json.loads would fail at once: no need to import json
         import json
 
@@ -234,8 +235,8 @@ def load_items(path: str) -> List[Any]:
             docs = [json.loads(text)]
         except RecursionError:
             raise ParseError(path, f"nested more than {MAX_DEPTH} levels deep") from None
-        except ValueError:
-            pass
+        except ValueError as err:
+            json_error = err
     if docs is None:
         from ._yamlsubset import load_all
 
@@ -248,6 +249,8 @@ def load_items(path: str) -> List[Any]:
         try:
             docs = [d for d in yaml.safe_load_all(text) if d is not None]
         except _yaml_errors() as err:
+            if json_error is not None and path.endswith(".json"):  # meant as JSON: JSON's words
+                raise ParseError(path, f"not JSON: {json_error}") from None
             raise _yaml_error(path, err) from None
     docs = [_shallow(path, d, text) for d in docs]
     items: List[Any] = []

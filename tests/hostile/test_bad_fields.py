@@ -130,3 +130,10 @@ def test_an_unreadable_input_file_is_an_operational_failure(tmp_path):
     if "Permission denied" not in r.stderr or "pynuma qos" not in r.stderr:
         pytest.skip(f"cannot run pynuma as another user here: {r.stderr.strip()[-200:]}")
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_a_malformed_json_file_gets_json_words(tmp_path, capsys):
+    path = tmp_path / "pod.json"
+    path.write_text('{"metadata": {"name": "p"}, "spec": {')
+    assert cli.main(["qos", str(path), "--memory-capacity", "1Gi"]) == 2
+    _one_line(capsys, f"{path}: not JSON: ")
