@@ -100,6 +100,7 @@ def main(argv) -> int:
     from .. import bind
     from ..errors import InputError, NoSuchProcess
     from ..fsroot import FsRoot
+    from ..parse import shown
 
     fs = FsRoot(args.root)
     targets = _targets(args, p, fs)
@@ -116,6 +117,9 @@ def main(argv) -> int:
     migrate = None
     if args.migrate is not None:
         old, new = (bind.ids(v, "--migrate node list") for v in args.migrate)
+        if not old or not new:
+            raise InputError(f"--migrate {shown(args.migrate[0])} {shown(args.migrate[1])}: "
+                             "both node lists must name a node")
         bind.check_nodes(old, fs, need_memory=False)
         bind.check_nodes(new, fs, need_memory=True)
         migrate = (old, new)

@@ -137,3 +137,15 @@ def test_a_malformed_json_file_gets_json_words(tmp_path, capsys):
     path.write_text('{"metadata": {"name": "p"}, "spec": {')
     assert cli.main(["qos", str(path), "--memory-capacity", "1Gi"]) == 2
     _one_line(capsys, f"{path}: not JSON: ")
+
+
+def test_migrate_with_an_empty_node_list_is_refused(capsys):
+    import subprocess
+
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        assert cli.main(["bind", str(child.pid), "--dry-run", "--migrate", "", "0"]) == 2
+        _one_line(capsys, "both node lists must name a node")
+    finally:
+        child.kill()
+        child.wait()
