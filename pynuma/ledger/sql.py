@@ -12,9 +12,9 @@ import json
 import sqlite3
 from typing import Dict, List, Sequence
 
-from ..limits import MAX_CPUS
 from ..cpuset import CPUSet
 from ..policy.memorymanager.state import Block
+from . import stored
 from .model import Entry, LedgerView, NodeConfig, Placement
 
 SCHEMA_VERSION = 1
@@ -85,6 +85,21 @@ def is_created(conn: sqlite3.Connection) -> bool:
     return isinstance(value, str) and value.isascii() and value.isdigit() and int(value) <= SCHEMA_VERSION
 
 
+def readable(conn: sqlite3.Connection) -> bool:
+    """Whether the tables exist (a read-only probe): ``False`` when there is no schema yet (:func:`create`
+    decides), :class:`LedgerDamaged` for a schema pynuma does not read, ``sqlite3.OperationalError`` when
+    the database cannot be read now (busy being created, no ``meta`` table, no ``-shm`` file possible)."""
+    row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    if row is None:
+        return False
+    value = row[0]
+    if not (isinstance(value, str) and value.isascii() and value.isdigit()):
+        raise LedgerDamaged(f"damaged: schema version {str(value)[:40]!r} is not a number")
+    if int(value) > SCHEMA_VERSION:
+        raise LedgerDamaged(f"ledger schema {value} is newer than this pynuma understands ({SCHEMA_VERSION})")
+    return True
+
+
 def create(conn: sqlite3.Connection) -> None:
     """Create the tables once (under the ledger lock); refuse a database of a newer schema."""
     conn.execute("BEGIN IMMEDIATE")
@@ -132,8 +147,10 @@ _DECODING_ERRORS = (ValueError, TypeError, KeyError, AttributeError, IndexError,
 
 def _meta(conn: sqlite3.Connection, key: str) -> str:
     row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-    if row is None or not isinstance(row[0], str):
+    if row is None:
         raise LedgerDamaged(f"damaged: no {key} in its meta table")
+    if type(row[0]) is not str:
+        raise LedgerDamaged(f"damaged: meta.{key}: {stored.shown(row[0])} is not text")
     return row[0]
 
 
@@ -144,56 +161,45 @@ def _generation(conn: sqlite3.Connection) -> int:
     return int(text)
 
 
-def _finite(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"number {text[:40]} out of range")
-    return value
-
-
-def _not_a_number(name: str):
-    raise ValueError(f"{name} is not a number")
-
-
-def _stored_json(text: str):
-    """A JSON column as pynuma writes it: finite numbers only."""
-    return json.loads(text, parse_float=_finite, parse_constant=_not_a_number)
-
-
 def read_view(conn: sqlite3.Connection) -> LedgerView:
     """Everything, as one :class:`LedgerView` (call inside a transaction for a consistent read);
-    :class:`LedgerDamaged` when a row holds what pynuma never writes."""
+    :class:`LedgerDamaged` naming the key or column when a value is one pynuma never writes."""
     try:
         return _decode_view(conn)
-    except _DECODING_ERRORS as err:
+    except stored.Damaged as err:
+        raise LedgerDamaged(f"damaged: {err}") from None
+    except _DECODING_ERRORS as err:  # a check :mod:`.stored` lacks: still one error naming the database
         raise LedgerDamaged(f"damaged: {type(err).__name__}: {err}") from None
 
 
 def _decode_view(conn: sqlite3.Connection) -> LedgerView:
+    """Every value read is checked here, once (:mod:`.stored`): the rest of pynuma trusts the view."""
     generation = _generation(conn)
-    config = NodeConfig.from_json(_stored_json(_meta(conn, "config")))
+    config = stored.config_text(_meta(conn, "config"))
     cpus: Dict[str, Dict[str, List[int]]] = {}
+    cpu_row = stored.cpu_row
     for cpu, uid, cont in conn.execute("SELECT cpu, pod_uid, container FROM cpus ORDER BY cpu"):
-        if type(cpu) is not int or not 0 <= cpu < MAX_CPUS:
-            raise ValueError(f"pod {uid!r} holds CPU {cpu!r}")
+        cpu_row(cpu, uid, cont)
         cpus.setdefault(uid, {}).setdefault(cont, []).append(cpu)
     memory: Dict[str, Dict[str, List[Block]]] = {}
+    memory_row = stored.memory_row
     for uid, cont, typ, size, numa in conn.execute(
             "SELECT pod_uid, container, type, size, numa FROM memory ORDER BY pod_uid, container, seq"):
-        memory.setdefault(uid, {}).setdefault(cont, []).append(Block(tuple(_stored_json(numa)), typ, size))
+        memory.setdefault(uid, {}).setdefault(cont, []).append(Block(memory_row(uid, cont, typ, size, numa), typ, size))
     devices: Dict[str, Dict[str, Dict[str, List[str]]]] = {}
+    device_row = stored.device_row
     for res, dev, uid, cont in conn.execute(
             "SELECT resource, device_id, pod_uid, container FROM devices ORDER BY rowid"):
+        device_row(res, dev, uid, cont)
         devices.setdefault(uid, {}).setdefault(cont, {}).setdefault(res, []).append(dev)
     entries = []
+    pod_row = stored.pod_row
     for uid, name, ns, state, req, at, deadline, bound_at, gen in conn.execute(
             "SELECT uid, name, namespace, state, requests, assumed_at, deadline, bound_at, generation "
             "FROM pods ORDER BY seq"):
+        requests = pod_row(uid, name, ns, state, req, at, deadline, bound_at, gen)
         placement = Placement({c: CPUSet(ids) for c, ids in cpus.get(uid, {}).items()}, memory.get(uid, {}),
                               devices.get(uid, {}))
-        requests = _stored_json(req)
-        if not (isinstance(requests, dict) and all(type(v) is int for v in requests.values())):
-            raise ValueError(f"pod {uid!r}: its requests are not whole numbers")
         entries.append(Entry(uid, name, ns, state, requests, at, deadline, bound_at, gen, placement))
     return LedgerView(generation, config, tuple(entries))
 

@@ -14,7 +14,7 @@ from typing import Callable, List, Mapping, Optional, Union
 from ..errors import InputError
 from ..pod import Pod
 from ..quantity import Quantity
-from . import checkpoints, sql
+from . import checkpoints, sql, stored
 from .errors import ConflictError, FitError, NotInLedger
 from .fit import FitOptions, fit, remove_missing_extended_resources
 from .model import ASSUMED, BOUND, Entry, LedgerView, NodeConfig, Placement
@@ -63,7 +63,10 @@ class Transaction:
             if name not in fields:
                 raise InputError(f"unknown ledger setting {name!r}")
             fields[name] = value if name != "cpus" or value is None else str(value)
-        new = NodeConfig.from_json(fields)
+        try:
+            new = stored.node_config(fields)  # what a later read will check, refused before it is written
+        except stored.Damaged as err:
+            raise InputError(f"ledger configuration: {err}") from None
         _check_config(view, new)
         self._generation()
         self._ledger._run(sql.write_config, new)
