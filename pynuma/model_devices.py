@@ -11,10 +11,9 @@ guesses it from bus numbers or CPU lists)::
 """
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: importing typing costs more than discovery's start-up budget
-    from typing import Any, Dict, Mapping, Optional
+    from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ._record import Record
-from .cpuset import CPUSet
 
 KINDS = ("gpu", "nic", "nvme", "accelerator", "other")
 
@@ -23,12 +22,70 @@ def _hex(value: "Optional[int]", digits: int) -> "Optional[str]":
     return None if value is None else f"0x{value:0{digits}x}"
 
 
-def _unhex(value) -> "Optional[int]":
-    return None if value is None else int(str(value), 16)
+def _unhex(d, key: str, where: str, digits: int) -> "Optional[int]":
+    """``d[key]``: a hex id as :func:`_hex` writes it (``"0x8086"``), at most ``digits`` hex digits, or null."""
+    value = d.get(key)
+    if value is None:
+        return None
+    body = value[2:] if isinstance(value, str) and value[:2] in ("0x", "0X") else None
+    if not body or len(body) > digits or body.strip("0123456789abcdefABCDEF"):
+        from .model import shown
+
+        raise ValueError(f"{where}.{key}: expected a hex id like \"0x8086\", got {shown(value)}")
+    return int(body, 16)
 
 
-def _opt_int(value) -> "Optional[int]":
-    return None if value is None else int(value)
+def _opt_int(d, key: str, where: str, hi: int) -> "Optional[int]":
+    """``d[key]``: a non-negative int up to ``hi``, or null."""
+    from .model import check_int
+
+    return check_int(d.get(key), f"{where}.{key}", (0, hi), none=True)
+
+
+def _opt_str(d, key: str, where: str, required: bool = False) -> "Optional[str]":
+    value = d.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        from .model import shown
+
+        raise ValueError(f"{where}.{key}: expected a string, got {'nothing' if key not in d else shown(value)}")
+    return value
+
+
+def _strings(d, key: str, where: str) -> "Tuple[str, ...]":
+    value = d.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, (list, tuple)):
+        from .model import shown
+
+        raise ValueError(f"{where}.{key}: expected a list of strings, got {shown(value)}")
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            from .model import shown
+
+            raise ValueError(f"{where}.{key}[{i}]: expected a string, got {shown(item)}")
+    return tuple(value)
+
+
+def _node(d, where: str) -> "Optional[int]":
+    from .limits import MAX_NUMA_NODES
+
+    return _opt_int(d, "numa_node", where, MAX_NUMA_NODES - 1)
+
+
+def _mapping(d, where: str) -> None:
+    from .model import _mapping as check
+
+    check(d, where)
+
+
+_U64 = (1 << 64) - 1
+
+
+def _default(value, default):
+    return default if value is None else value
 
 
 class PciDevice(Record):
@@ -77,15 +134,24 @@ class PciDevice(Record):
         }
 
     @classmethod
-    def from_dict(cls, d: "Mapping[str, Any]") -> "PciDevice":
-        """Inverse of :meth:`to_dict`; ``KeyError``/``ValueError`` on a malformed entry."""
+    def from_dict(cls, d: "Mapping[str, Any]", where: str = "device") -> "PciDevice":
+        """Inverse of :meth:`to_dict`; ``ValueError`` naming the field (``where.field``) on a malformed entry."""
+        _mapping(d, where)
         cpus = d.get("local_cpus")
+        if cpus is not None:
+            from .model import _cpus
+
+            cpus = _cpus(d, "local_cpus", where)
+        kind = _opt_str(d, "kind", where)
+        kind = "other" if kind is None else kind
+        if kind not in KINDS:
+            raise ValueError(f"{where}.kind: expected one of {', '.join(KINDS)}")
         return cls(
-            str(d["address"]), _unhex(d.get("class")), _unhex(d.get("vendor")), _unhex(d.get("device")),
-            str(d.get("kind", "other")), str(d.get("class_name", "unknown")), _opt_int(d.get("numa_node")),
-            None if cpus is None else CPUSet.parse(cpus), d.get("driver"),
-            _opt_int(d.get("sriov_totalvfs")), _opt_int(d.get("sriov_numvfs")), d.get("physfn"),
-            tuple(d.get("virtfns", ())), tuple(d.get("net", ())),
+            _opt_str(d, "address", where, required=True), _unhex(d, "class", where, 16), _unhex(d, "vendor", where, 16),
+            _unhex(d, "device", where, 16), kind, _default(_opt_str(d, "class_name", where), "unknown"), _node(d, where),
+            cpus, _opt_str(d, "driver", where), _opt_int(d, "sriov_totalvfs", where, _U64),
+            _opt_int(d, "sriov_numvfs", where, _U64), _opt_str(d, "physfn", where),
+            _strings(d, "virtfns", where), _strings(d, "net", where),
         )
 
 
@@ -110,8 +176,15 @@ class NetInterface(Record):
                 "source": self.source}
 
     @classmethod
-    def from_dict(cls, d: "Mapping[str, Any]") -> "NetInterface":
-        """Inverse of :meth:`to_dict`."""
-        return cls(str(d["name"]), _opt_int(d.get("index")), d.get("mac"), d.get("state"), _opt_int(d.get("mtu")),
-                   d.get("pci_address"), _opt_int(d.get("numa_node")), bool(d.get("virtual", False)),
-                   str(d.get("source", "sysfs")))
+    def from_dict(cls, d: "Mapping[str, Any]", where: str = "net_interface") -> "NetInterface":
+        """Inverse of :meth:`to_dict`; ``ValueError`` naming the field on a malformed entry."""
+        _mapping(d, where)
+        virtual = d.get("virtual", False)
+        if virtual is not True and virtual is not False:
+            from .model import shown
+
+            raise ValueError(f"{where}.virtual: expected true or false, got {shown(virtual)}")
+        return cls(_opt_str(d, "name", where, required=True), _opt_int(d, "index", where, _U64),
+                   _opt_str(d, "mac", where), _opt_str(d, "state", where), _opt_int(d, "mtu", where, _U64),
+                   _opt_str(d, "pci_address", where), _node(d, where), virtual,
+                   _default(_opt_str(d, "source", where), "sysfs"))

@@ -127,6 +127,8 @@ def _nodes_and_distances(data: Mapping, pynuma_doc: bool):
         for i, n in enumerate(raw_nodes):
             nid = n.get("id") if isinstance(n, Mapping) else n
             nodes.append(_int(nid, f"numa_nodes[{i}].id", below=MAX_NUMA_NODES))
+            if isinstance(n, Mapping):
+                _node_memory(n, f"numa_nodes[{i}]")
     dist = data.get("distances")
     if dist is None:
         return nodes, None
@@ -134,10 +136,37 @@ def _nodes_and_distances(data: Mapping, pynuma_doc: bool):
         if dist.get("matrix") is None:
             return nodes, None
         dnodes = dist.get("nodes") or nodes
-        return [_int(n, "distances.nodes[]", below=MAX_NUMA_NODES) for n in dnodes], dist["matrix"]
+        if not isinstance(dnodes, list):
+            raise ValueError("distances.nodes: expected a list of NUMA node ids")
+        return [_int(n, f"distances.nodes[{i}]", below=MAX_NUMA_NODES) for i, n in enumerate(dnodes)], dist["matrix"]
     if isinstance(dist, list):
         return nodes, dist
     raise ValueError("'distances' must be a matrix, an object with 'matrix', or null")
+
+
+def _node_memory(node: Mapping, where: str) -> None:
+    """A node's memory and hugepage pools, when it has them: non-negative integers (the Memory Manager
+    reads them from the same file)."""
+    from .limits import MAX_HUGEPAGE_KB
+
+    for key in ("memory_bytes", "memory_free_bytes"):
+        if node.get(key) is not None:
+            _int(node[key], f"{where}.{key}", below=(1 << 74) + 1)
+    pools = node.get("hugepages")
+    if pools is None:
+        return
+    if not isinstance(pools, Mapping):
+        raise ValueError(f"{where}.hugepages: expected an object")
+    for size, pool in pools.items():
+        here = f"{where}.hugepages[{str(size)[:20]!r}]"
+        if not (isinstance(size, str) and size.isascii() and size.isdigit() and len(size) <= 12
+                and 0 < int(size) <= MAX_HUGEPAGE_KB):
+            raise ValueError(f"{here}: expected a page size in kB from 1 to {MAX_HUGEPAGE_KB}")
+        if not isinstance(pool, Mapping):
+            raise ValueError(f"{here}: expected an object")
+        for key in ("total", "free", "surplus", "reserved"):
+            if pool.get(key) is not None:
+                _int(pool[key], f"{here}.{key}", below=1 << 64)
 
 
 def _matrix(matrix: Any, src_nodes, nodes):

@@ -188,11 +188,52 @@ def _load(path: str):
     data = parse_json(path, text)
     if not isinstance(data, dict):
         raise ParseError(path, "not a pynuma topology: expected a JSON object")
-    saved = data.get("hugepage_capacity")
     try:
-        return Topology.from_dict(data), (saved if isinstance(saved, dict) else None)
+        topo = Topology.from_dict(data)
+        return topo, _saved_capacity(data.get("hugepage_capacity"), topo)
     except ValueError as err:
         raise ParseError(path, str(err)) from None
+
+
+def _saved_capacity(saved, topo):
+    """The saved ``hugepage_capacity`` (null or absent: computed again); ``ValueError`` naming a bad field.
+
+    Its shape is :func:`hugepage_capacity`'s: ``{"total": {name: quantity}, "nodes": {"<id>": {name: quantity}}}``
+    with every name and quantity a string, and the nodes those of the topology.
+    """
+    if saved is None:
+        return None
+    from ..model import shown
+
+    if not isinstance(saved, dict):
+        raise ValueError(f"hugepage_capacity: expected an object, got {shown(saved)}")
+    for key in ("total", "nodes"):
+        if key not in saved:
+            raise ValueError(f"hugepage_capacity.{key}: missing")
+    for key in saved:
+        if key not in ("total", "nodes"):
+            raise ValueError(f"hugepage_capacity: unknown key {shown(key)}")
+    nodes = saved["nodes"]
+    if not isinstance(nodes, dict):
+        raise ValueError(f"hugepage_capacity.nodes: expected an object, got {shown(nodes)}")
+    known = {str(n.id) for n in topo.numa_nodes}
+    for nid, per in nodes.items():
+        if nid not in known:
+            raise ValueError(f"hugepage_capacity.nodes: {shown(nid)} is not one of the NUMA nodes")
+        _quantities(per, f"hugepage_capacity.nodes[{shown(nid)}]")
+    _quantities(saved["total"], "hugepage_capacity.total")
+    return saved
+
+
+def _quantities(value, where: str) -> None:
+    """``{"hugepages-2Mi": "8Mi"}``: resource names and quantities, all strings."""
+    from ..model import shown
+
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: expected an object, got {shown(value)}")
+    for name, qty in value.items():
+        if not isinstance(qty, str):
+            raise ValueError(f"{where}[{shown(name)}]: expected a quantity string, got {shown(qty)}")
 
 
 # -- hugepage capacity as Kubernetes resources --------------------------------
