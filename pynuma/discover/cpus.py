@@ -218,6 +218,7 @@ def read_topology(fs, reported: int, warnings: "List[str]") -> "CpuTopology":
 
 
 _parse_small_int = memoized(parse_int)  # ids repeat across CPUs and discoveries
+_C_INT_LIMIT = 1 << 31
 
 
 def _is_no_die(text: "Optional[str]") -> bool:
@@ -231,10 +232,14 @@ def _optional_int(fs, path: str, text: "Optional[str]", warnings: "List[str]") -
     if text is None:
         return None
     try:
-        return _parse_small_int(text)
+        value = _parse_small_int(text)
     except ValueError as err:
         warnings.append(f"{fs.host_path(path)}: {err}; ignored")
         return None
+    if not -_C_INT_LIMIT <= value < _C_INT_LIMIT:  # the kernel keeps these ids in an int
+        warnings.append(f"{fs.host_path(path)}: {value} is no id the kernel can hold (an int); ignored")
+        return None
+    return value
 
 
 def _groups(fs, cpus: "List[int]", reported: int, id_name: str, mask_name: str, present: bool,

@@ -140,3 +140,13 @@ def test_a_cpuset_naming_no_online_cpu_is_not_applied(tmp_path):
     topo = discover(root)
     assert len(topo.online_cpus) == 4
     assert any(w.endswith("/dev/cpuset/job/cpus: names none of the online CPUs; not applied") for w in topo.warnings)
+
+
+def test_a_topology_id_no_kernel_int_holds_is_ignored_and_the_saved_file_loads(tmp_path):
+    from pynuma.model import Topology
+
+    root = Machine(packages=1, cores_per_node=2).write(tmp_path / "root")
+    put(root, "/sys/devices/system/cpu/cpu0/topology/physical_package_id", str(1 << 40) + "\n")
+    topo = discover(root)
+    assert any(f"{1 << 40} is no id the kernel can hold" in w for w in topo.warnings)
+    assert Topology.from_dict(topo.to_dict()) == topo  # what is saved loads back
