@@ -63,6 +63,19 @@ def _optional_string(raw: Any, where: str) -> Optional[str]:
     return raw
 
 
+def _check_volumes(volumes: list, where: str) -> None:
+    """Each volume is a map; an emptyDir's ``sizeLimit``, when set, is a quantity (eviction compares usage to it)."""
+    for i, volume in enumerate(volumes):
+        if not isinstance(volume, Mapping):
+            raise InputError(f"{where}[{i}]: expected a map")
+        empty_dir = volume.get("emptyDir")
+        if isinstance(empty_dir, Mapping) and empty_dir.get("sizeLimit") not in (None, ""):
+            try:
+                Quantity.parse(empty_dir["sizeLimit"])
+            except InputError as err:
+                raise InputError(f"{where}[{i}].emptyDir.sizeLimit: {err}") from None
+
+
 def _nested(obj: Mapping, keys: Tuple[str, ...], where: str) -> Any:
     for i, key in enumerate(keys):
         if obj is None:
@@ -315,6 +328,7 @@ class Pod:
         volumes = spec.get("volumes") or []
         if not isinstance(volumes, list):
             raise InputError(f"{where}: {spec_path}volumes must be a list")
+        _check_volumes(volumes, f"{where}: {spec_path}volumes")
         uid = meta.get("uid")
         if isinstance(uid, int) and not isinstance(uid, bool):
             uid = str(uid)  # an unquoted YAML number: its digits are the uid

@@ -62,6 +62,8 @@ def test_checkpoints_decode_a_lone_surrogate_as_go_does():
     ({"status": {"qosClass": [1]}}, "status.qosClass: expected a string"),
     ({"spec__resources": [1]}, "resources: expected a map"),
     ({"spec__volumes": "x"}, "volumes must be a list"),
+    ({"spec__volumes": [5]}, "spec.volumes[0]: expected a map"),
+    ({"spec__volumes": [{"name": "v", "emptyDir": {"sizeLimit": "x"}}]}, "spec.volumes[0].emptyDir.sizeLimit: "),
     ({"spec__nodeName": 5}, "nodeName: expected a string"),
     ({"spec__containers": [{"name": "c", "resources": [1]}]}, "containers[0].resources: expected a map"),
     ({"spec__initContainers": [{"name": "i", "restartPolicy": [1]}]}, "restartPolicy: expected a string"),
