@@ -243,7 +243,9 @@ def _extra_to_dict(x):
 
 def _load_devices(data: "Mapping[str, Any]") -> "Tuple[tuple, tuple]":
     """``(devices, net_interfaces)`` of a saved topology (their types are imported only when there are some)."""
-    devices, links = _list(data, "devices"), _list(data, "net_interfaces")
+    from ._docfields import items
+
+    devices, links = items(data, "devices"), items(data, "net_interfaces")
     if not devices and not links:
         return (), ()
     from .model_devices import NetInterface, PciDevice
@@ -269,235 +271,103 @@ _DISTANCE_SOURCES = ("slit", "sysfs")
 _CACHES_PER_CPU = 32
 
 
-def shown(raw) -> str:
-    """A JSON value as an error message quotes it: short, one line."""
-    if raw is None:
-        return "null"
-    if raw is True or raw is False:
-        return "true" if raw else "false"
-    if isinstance(raw, int):
-        return str(raw) if raw.bit_length() <= 200 else f"a {raw.bit_length()}-bit integer"
-    if isinstance(raw, float):
-        return repr(raw)
-    if isinstance(raw, str):
-        text = repr(raw)
-        return text if len(text) <= 42 else text[:38] + "...'"
-    if isinstance(raw, list):
-        return "a list"
-    if isinstance(raw, dict):
-        return "an object"
-    return type(raw).__name__
-
-
-def _mapping(raw, where: str) -> "Mapping[str, Any]":
-    if type(raw) is not dict and not _is_mapping(raw):
-        raise ValueError(f"{where}: expected an object, got {shown(raw)}")
-    return raw
-
-
-def _is_mapping(raw) -> bool:
-    from _collections_abc import Mapping  # loaded at interpreter start-up: costs nothing
-
-    return isinstance(raw, Mapping)
-
-
-_MISSING = object()
-_parse_cpus = CPUSet.parse
-
-
-def _sub(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
-
-
-def _list(data, key: str, where: str = "", required: bool = False) -> list:
-    """``data[key]`` as a list (absent or null: empty, unless ``required``)."""
-    if key not in data:
-        if required:
-            raise ValueError(f"{_sub(where, key)}: missing")
-        return []
-    raw = data[key]
-    if raw is None and not required:
-        return []
-    if not isinstance(raw, (list, tuple)):
-        raise ValueError(f"{_sub(where, key)}: expected a list, got {shown(raw)}")
-    return raw
-
-
-def _int(data, key: str, where: str, bounds, default=None, none: bool = False, why: str = "") -> "Optional[int]":
-    """``data[key]``: an int (not a bool, not a float) within ``bounds``; ``null`` when ``none``."""
-    raw = data.get(key, _MISSING)
-    if type(raw) is int and bounds[0] <= raw <= bounds[1]:
-        return raw
-    if raw is _MISSING:
-        if default is None and not none:
-            raise ValueError(f"{_sub(where, key)}: missing")
-        return default
-    return check_int(raw, _sub(where, key), bounds, none, why)
-
-
-def check_int(raw, name: str, bounds, none: bool = False, why: str = "") -> "Optional[int]":
-    """``raw`` when it is an int within ``bounds`` (or null when ``none``); ``ValueError`` naming ``name``."""
-    if raw is None and none:
-        return None
-    if type(raw) is not int:
-        expected = "an integer or null" if none else "an integer"
-        raise ValueError(f"{name}: expected {expected}, got {shown(raw)}")
-    lo, hi = bounds
-    if raw < lo:
-        raise ValueError(f"{name}: {shown(raw)} is negative" if lo == 0 else f"{name}: {shown(raw)} is below {lo}")
-    if raw > hi:
-        raise ValueError(f"{name}: {shown(raw)} is {why or f'above {hi}'}")
-    return raw
-
-
-def _bool(data, key: str, where: str, default: bool) -> bool:
-    raw = data.get(key, default)
-    if raw is not True and raw is not False:
-        raise ValueError(f"{_sub(where, key)}: expected true or false, got {shown(raw)}")
-    return raw
-
-
-def _str(data, key: str, where: str, default: "Optional[str]" = None, choices=None) -> str:
-    name = _sub(where, key)
-    if key in data:
-        raw = data[key]
-    elif default is not None:
-        raw = default
-    else:
-        raise ValueError(f"{name}: missing")
-    if not isinstance(raw, str):
-        raise ValueError(f"{name}: expected a string, got {shown(raw)}")
-    if choices is not None and raw not in choices:
-        raise ValueError(f"{name}: {shown(raw)} is not one of {', '.join(choices)}")
-    return raw
-
-
-def _cpus(data, key: str, where: str, default: "Optional[str]" = None) -> "CPUSet":
-    """``data[key]``: a cpulist (every id below :data:`pynuma.limits.MAX_CPUS`)."""
-    raw = data.get(key, default)
-    if type(raw) is str:
-        try:
-            return _parse_cpus(raw)
-        except ValueError:
-            pass  # said below, naming the field
-    name = _sub(where, key)
-    if raw is None:
-        raise ValueError(f"{name}: missing" if key not in data else f"{name}: expected a cpulist, got null")
-    if not isinstance(raw, str):
-        raise ValueError(f"{name}: expected a cpulist string, got {shown(raw)}")
-    try:
-        return CPUSet.parse(raw)
-    except ValueError as err:
-        raise ValueError(f"{name}: {err}") from None
-
-
 def _from_dict(cls, data: "Mapping[str, Any]") -> "Topology":
+    from ._docfields import boolean, cpulist, hugepage_size_kb, integer, items, mapping, shown_json, string
     from .limits import MAX_CPUS, MAX_NUMA_NODES
 
-    _mapping(data, "the document")
+    mapping(data, "the document")
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
-        raise ValueError(f"format: {shown(fmt)}, expected {FORMAT!r}")
+        raise ValueError(f"format: {shown_json(fmt)}, expected {FORMAT!r}")
     cpu_bound, node_bound = (0, MAX_CPUS - 1), (0, MAX_NUMA_NODES - 1)
     cpu_why = f"not below {MAX_CPUS}, the most CPUs Linux can have"
     node_why = f"not below {MAX_NUMA_NODES}, the most NUMA nodes Linux can have"
-    online = _cpus(data, "online_cpus", "")
-    possible = _cpus(data, "possible_cpus", "", data.get("online_cpus"))
-    present = _cpus(data, "present_cpus", "", data.get("online_cpus"))
-    offline = _cpus(data, "offline_cpus", "", "")
-    isolated = _cpus(data, "isolated_cpus", "", "")
+    online = cpulist(data, "online_cpus", "")
+    possible = cpulist(data, "possible_cpus", "", data.get("online_cpus"))
+    present = cpulist(data, "present_cpus", "", data.get("online_cpus"))
+    offline = cpulist(data, "offline_cpus", "", "")
+    isolated = cpulist(data, "isolated_cpus", "", "")
 
-    raw_nodes = _list(data, "numa_nodes", required=True)
+    raw_nodes = items(data, "numa_nodes", required=True)
     if not raw_nodes:
         raise ValueError("numa_nodes: empty (every machine has at least one NUMA node)")
-    nodes, node_ids = [], set()
-    for i, n in enumerate(raw_nodes):
-        where = f"numa_nodes[{i}]"
-        _mapping(n, where)
-        nid = _int(n, "id", where, node_bound, why=node_why)
-        if nid in node_ids:
-            raise ValueError(f"{where}.id: node {nid} listed twice")
-        node_ids.add(nid)
-        cpus = _cpus(n, "cpus", where)
-        memory = _int(n, "memory_bytes", where, _BYTES)
+    nodes = []
+    for where, n, nid in _identified(raw_nodes, "numa_nodes", "node", node_bound, node_why):
+        cpus = cpulist(n, "cpus", where)
+        memory = integer(n, "memory_bytes", where, _BYTES)
         pools = {}
         raw_pools = n.get("hugepages")
         if raw_pools is not None:
-            _mapping(raw_pools, f"{where}.hugepages")
+            mapping(raw_pools, f"{where}.hugepages")
             for size_text, p in raw_pools.items():
-                pools_where = f"{where}.hugepages[{shown(size_text)}]"
-                size = _hugepage_size(size_text, pools_where)
+                pools_where = f"{where}.hugepages[{shown_json(size_text)}]"
+                size = hugepage_size_kb(size_text, pools_where)
                 if size in pools:
                     raise ValueError(f"{pools_where}: {size} kB listed twice")
-                _mapping(p, pools_where)
-                pools[size] = HugepagePool(size, _int(p, "total", pools_where, _U64),
-                                           _int(p, "free", pools_where, _U64),
-                                           _int(p, "surplus", pools_where, _U64, default=0),
-                                           _int(p, "reserved", pools_where, _U64, none=True))
-        nodes.append(NumaNode(nid, cpus, memory, _int(n, "memory_free_bytes", where, _BYTES, default=0),
-                              MappingProxyType(pools), _bool(n, "has_cpu", where, bool(cpus)),
-                              _bool(n, "has_memory", where, memory > 0)))
+                mapping(p, pools_where)
+                pools[size] = HugepagePool(size, integer(p, "total", pools_where, _U64),
+                                           integer(p, "free", pools_where, _U64),
+                                           integer(p, "surplus", pools_where, _U64, default=0),
+                                           integer(p, "reserved", pools_where, _U64, none=True))
+        nodes.append(NumaNode(nid, cpus, memory, integer(n, "memory_free_bytes", where, _BYTES, default=0),
+                              MappingProxyType(pools), boolean(n, "has_cpu", where, bool(cpus)),
+                              boolean(n, "has_memory", where, memory > 0)))
 
+    node_ids = {n.id for n in nodes}
     distances = _distances(data, [n.id for n in nodes])
 
-    cpus_out, cpu_ids = [], set()
-    for i, c in enumerate(_list(data, "cpus")):
-        where = f"cpus[{i}]"
-        _mapping(c, where)
-        cid = _int(c, "id", where, cpu_bound, why=cpu_why)
-        if cid in cpu_ids:
-            raise ValueError(f"{where}.id: CPU {cid} listed twice")
-        cpu_ids.add(cid)
-        node = _int(c, "node", where, node_bound, none=True, why=node_why)
+    cpus_out = []
+    for where, c, cid in _identified(items(data, "cpus"), "cpus", "CPU", cpu_bound, cpu_why):
+        node = integer(c, "node", where, node_bound, none=True, why=node_why)
         if node is not None and node not in node_ids:
             raise ValueError(f"{where}.node: {node} is not one of the NUMA nodes{_listed(node_ids)}")
-        cpus_out.append(CPU(cid, _bool(c, "online", where, True), _int(c, "package", where, _INT32, none=True),
-                            _int(c, "die", where, _INT32, none=True), _int(c, "cluster", where, _INT32, none=True),
-                            _int(c, "core_id", where, _INT32, none=True),
-                            _int(c, "core", where, cpu_bound, why=f"not below {MAX_CPUS}, the most cores Linux can have"), node,
-                            _cpus(c, "thread_siblings", where, str(cid)),
-                            _int(c, "uncore_cache", where, _UINT32, none=True)))
+        cpus_out.append(CPU(cid, boolean(c, "online", where, True), integer(c, "package", where, _INT32, none=True),
+                            integer(c, "die", where, _INT32, none=True), integer(c, "cluster", where, _INT32, none=True),
+                            integer(c, "core_id", where, _INT32, none=True),
+                            integer(c, "core", where, cpu_bound, why=f"not below {MAX_CPUS}, the most cores Linux can have"), node,
+                            cpulist(c, "thread_siblings", where, str(cid)),
+                            integer(c, "uncore_cache", where, _UINT32, none=True)))
 
     # discovery reports the online CPUs (and nothing else) in every node, core, package and cache
     reported = online.bits
-    for cid in cpu_ids:
-        reported |= 1 << cid
+    for cpu in cpus_out:
+        reported |= 1 << cpu.id
     for i, node in enumerate(nodes):
         _within(node.cpus, reported, f"numa_nodes[{i}].cpus")
     for i, cpu in enumerate(cpus_out):
         _within(cpu.thread_siblings, reported, f"cpus[{i}].thread_siblings")
 
     packages, in_packages = [], 0
-    for i, p in enumerate(_list(data, "packages", required=True)):
+    for i, p in enumerate(items(data, "packages", required=True)):
         where = f"packages[{i}]"
-        _mapping(p, where)
-        pcpus = _within(_cpus(p, "cpus", where), reported, f"{where}.cpus")
+        mapping(p, where)
+        pcpus = _within(cpulist(p, "cpus", where), reported, f"{where}.cpus")
         if pcpus.bits & in_packages:  # discovery places each CPU in one package
             both = CPUSet.from_bits(pcpus.bits & in_packages)
             raise ValueError(f"{where}.cpus: CPU(s) {both} are in an earlier package too")
         in_packages |= pcpus.bits
-        packages.append(Package(_int(p, "id", where, _INT32), pcpus))
+        packages.append(Package(integer(p, "id", where, _INT32), pcpus))
 
     caches, members = [], 0
-    most = _CACHES_PER_CPU * max(len(cpu_ids), len(online), 1)
-    for i, c in enumerate(_list(data, "caches")):
+    most = _CACHES_PER_CPU * max(len(cpus_out), len(online), 1)
+    for i, c in enumerate(items(data, "caches")):
         where = f"caches[{i}]"
-        _mapping(c, where)
-        ccpus = _within(_cpus(c, "cpus", where), reported, f"{where}.cpus")
+        mapping(c, where)
+        ccpus = _within(cpulist(c, "cpus", where), reported, f"{where}.cpus")
         members += ccpus.bits.bit_count()
         if members > most:
             raise ValueError(f"{where}: the caches hold more than {_CACHES_PER_CPU} per CPU")
-        caches.append(Cache(_int(c, "level", where, _DISTANCE), _str(c, "type", where, choices=_CACHE_TYPES),
-                            _int(c, "size_bytes", where, _BYTES, none=True), _int(c, "id", where, _UINT32, none=True),
+        caches.append(Cache(integer(c, "level", where, _DISTANCE), string(c, "type", where, choices=_CACHE_TYPES),
+                            integer(c, "size_bytes", where, _BYTES, none=True), integer(c, "id", where, _UINT32, none=True),
                             ccpus))
 
-    warnings = _list(data, "warnings")
+    warnings = items(data, "warnings")
     for i, w in enumerate(warnings):
         if not isinstance(w, str):
-            raise ValueError(f"warnings[{i}]: expected a string, got {shown(w)}")
+            raise ValueError(f"warnings[{i}]: expected a string, got {shown_json(w)}")
     devices, net_interfaces = _load_devices(data)
     return cls(
-        _str(data, "arch", "", "unknown"),
+        string(data, "arch", "", "unknown"),
         possible,
         present,
         online,
@@ -505,7 +375,7 @@ def _from_dict(cls, data: "Mapping[str, Any]") -> "Topology":
         isolated,
         tuple(cpus_out),
         tuple(packages),
-        _int(data, "cores", "", (0, MAX_CPUS), why=f"above {MAX_CPUS}, the most cores Linux can have"),
+        integer(data, "cores", "", (0, MAX_CPUS), why=f"above {MAX_CPUS}, the most cores Linux can have"),
         tuple(caches),
         tuple(nodes),
         distances,
@@ -513,6 +383,21 @@ def _from_dict(cls, data: "Mapping[str, Any]") -> "Topology":
         net_interfaces,
         tuple(warnings),
     )
+
+
+def _identified(entries: list, name: str, what: str, bounds, why: str):
+    """``(where, entry, id)`` of each object of ``entries``, whose ``id`` fields are in ``bounds`` and unique."""
+    from ._docfields import integer, mapping
+
+    seen = set()
+    for i, entry in enumerate(entries):
+        where = f"{name}[{i}]"
+        mapping(entry, where)
+        eid = integer(entry, "id", where, bounds, why=why)
+        if eid in seen:
+            raise ValueError(f"{where}.id: {what} {eid} listed twice")
+        seen.add(eid)
+        yield where, entry, eid
 
 
 def _within(cpus: "CPUSet", reported: int, where: str) -> "CPUSet":
@@ -528,23 +413,15 @@ def _listed(ids) -> str:
     return f" ({','.join(map(str, sorted(ids)))})" if len(ids) <= 16 else ""
 
 
-def _hugepage_size(text, where: str) -> int:
-    """A ``hugepages`` key: a page size in kB, as decimal text (``"2048"``)."""
-    from .limits import MAX_HUGEPAGE_KB
-
-    if not (isinstance(text, str) and text.isascii() and text.isdigit() and len(text) <= 12
-            and str(int(text)) == text and 0 < int(text) <= MAX_HUGEPAGE_KB):
-        raise ValueError(f"{where}: expected a page size in kB from 1 to {MAX_HUGEPAGE_KB}")
-    return int(text)
-
-
 def _distances(data, node_ids: "Sequence[int]") -> "Optional[Distances]":
     """The ``distances`` object: a square matrix over exactly the listed NUMA nodes, or null."""
+    from ._docfields import check_int, items, mapping, shown_json, string
+
     d = data.get("distances")
     if d is None:
         return None
-    _mapping(d, "distances")
-    raw_nodes = _list(d, "nodes", "distances", required=True)
+    mapping(d, "distances")
+    raw_nodes = items(d, "nodes", "distances", required=True)
     nodes = []
     for i, n in enumerate(raw_nodes):
         nid = check_int(n, f"distances.nodes[{i}]", (0, (1 << 31) - 1))
@@ -556,18 +433,18 @@ def _distances(data, node_ids: "Sequence[int]") -> "Optional[Distances]":
     if len(nodes) != len(node_ids):
         missing = sorted(set(node_ids) - set(nodes))
         raise ValueError(f"distances.nodes: no distances for NUMA node(s) {','.join(map(str, missing))}")
-    rows = _list(d, "matrix", "distances", required=True)
+    rows = items(d, "matrix", "distances", required=True)
     if len(rows) != len(nodes):
         raise ValueError(f"distances.matrix: {len(rows)} rows, expected {len(nodes)} (one per node)")
     matrix, hi = [], _DISTANCE[1]
     for r, row in enumerate(rows):
         where = f"distances.matrix[{r}]"
         if not isinstance(row, (list, tuple)):
-            raise ValueError(f"{where}: expected a list, got {shown(row)}")
+            raise ValueError(f"{where}: expected a list, got {shown_json(row)}")
         if len(row) != len(nodes):
             raise ValueError(f"{where}: {len(row)} values, expected {len(nodes)} (one per node)")
         if not all(type(v) is int and 0 <= v <= hi for v in row):
             for c, v in enumerate(row):
                 check_int(v, f"{where}[{c}]", _DISTANCE)
         matrix.append(tuple(row))
-    return Distances(tuple(nodes), tuple(matrix), _str(d, "source", "distances", "sysfs", _DISTANCE_SOURCES))
+    return Distances(tuple(nodes), tuple(matrix), string(d, "source", "distances", "sysfs", _DISTANCE_SOURCES))

@@ -29,15 +29,15 @@ def _unhex(d, key: str, where: str, digits: int) -> "Optional[int]":
         return None
     body = value[2:] if isinstance(value, str) and value[:2] in ("0x", "0X") else None
     if not body or len(body) > digits or body.strip("0123456789abcdefABCDEF"):
-        from .model import shown
+        from ._docfields import shown_json
 
-        raise ValueError(f"{where}.{key}: expected a hex id like \"0x8086\", got {shown(value)}")
+        raise ValueError(f"{where}.{key}: expected a hex id like \"0x8086\", got {shown_json(value)}")
     return int(body, 16)
 
 
 def _opt_int(d, key: str, where: str, hi: int) -> "Optional[int]":
     """``d[key]``: a non-negative int up to ``hi``, or null."""
-    from .model import check_int
+    from ._docfields import check_int
 
     return check_int(d.get(key), f"{where}.{key}", (0, hi), none=True)
 
@@ -47,9 +47,9 @@ def _opt_str(d, key: str, where: str, required: bool = False) -> "Optional[str]"
     if value is None and not required:
         return None
     if not isinstance(value, str):
-        from .model import shown
+        from ._docfields import shown_json
 
-        raise ValueError(f"{where}.{key}: expected a string, got {'nothing' if key not in d else shown(value)}")
+        raise ValueError(f"{where}.{key}: expected a string, got {'nothing' if key not in d else shown_json(value)}")
     return value
 
 
@@ -57,15 +57,13 @@ def _strings(d, key: str, where: str) -> "Tuple[str, ...]":
     value = d.get(key)
     if value is None:
         return ()
-    if not isinstance(value, (list, tuple)):
-        from .model import shown
+    from ._docfields import shown_json
 
-        raise ValueError(f"{where}.{key}: expected a list of strings, got {shown(value)}")
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{where}.{key}: expected a list of strings, got {shown_json(value)}")
     for i, item in enumerate(value):
         if not isinstance(item, str):
-            from .model import shown
-
-            raise ValueError(f"{where}.{key}[{i}]: expected a string, got {shown(item)}")
+            raise ValueError(f"{where}.{key}[{i}]: expected a string, got {shown_json(item)}")
     return tuple(value)
 
 
@@ -73,12 +71,6 @@ def _node(d, where: str) -> "Optional[int]":
     from .limits import MAX_NUMA_NODES
 
     return _opt_int(d, "numa_node", where, MAX_NUMA_NODES - 1)
-
-
-def _mapping(d, where: str) -> None:
-    from .model import _mapping as check
-
-    check(d, where)
 
 
 _U64 = (1 << 64) - 1
@@ -136,12 +128,12 @@ class PciDevice(Record):
     @classmethod
     def from_dict(cls, d: "Mapping[str, Any]", where: str = "device") -> "PciDevice":
         """Inverse of :meth:`to_dict`; ``ValueError`` naming the field (``where.field``) on a malformed entry."""
-        _mapping(d, where)
+        from ._docfields import cpulist, mapping
+
+        mapping(d, where)
         cpus = d.get("local_cpus")
         if cpus is not None:
-            from .model import _cpus
-
-            cpus = _cpus(d, "local_cpus", where)
+            cpus = cpulist(d, "local_cpus", where)
         kind = _opt_str(d, "kind", where)
         kind = "other" if kind is None else kind
         if kind not in KINDS:
@@ -178,13 +170,10 @@ class NetInterface(Record):
     @classmethod
     def from_dict(cls, d: "Mapping[str, Any]", where: str = "net_interface") -> "NetInterface":
         """Inverse of :meth:`to_dict`; ``ValueError`` naming the field on a malformed entry."""
-        _mapping(d, where)
-        virtual = d.get("virtual", False)
-        if virtual is not True and virtual is not False:
-            from .model import shown
+        from ._docfields import boolean, mapping
 
-            raise ValueError(f"{where}.virtual: expected true or false, got {shown(virtual)}")
+        mapping(d, where)
         return cls(_opt_str(d, "name", where, required=True), _opt_int(d, "index", where, _U64),
                    _opt_str(d, "mac", where), _opt_str(d, "state", where), _opt_int(d, "mtu", where, _U64),
-                   _opt_str(d, "pci_address", where), _node(d, where), virtual,
+                   _opt_str(d, "pci_address", where), _node(d, where), boolean(d, "virtual", where, False),
                    _default(_opt_str(d, "source", where), "sysfs"))

@@ -147,7 +147,7 @@ def _nodes_and_distances(data: Mapping, pynuma_doc: bool):
 def _node_memory(node: Mapping, where: str) -> None:
     """A node's memory and hugepage pools, when it has them: non-negative integers (the Memory Manager
     reads them from the same file)."""
-    from .limits import MAX_HUGEPAGE_KB
+    from ._docfields import hugepage_size_kb
 
     for key in ("memory_bytes", "memory_free_bytes"):
         if node.get(key) is not None:
@@ -159,9 +159,7 @@ def _node_memory(node: Mapping, where: str) -> None:
         raise ValueError(f"{where}.hugepages: expected an object")
     for size, pool in pools.items():
         here = f"{where}.hugepages[{str(size)[:20]!r}]"
-        if not (isinstance(size, str) and size.isascii() and size.isdigit() and len(size) <= 12
-                and 0 < int(size) <= MAX_HUGEPAGE_KB):
-            raise ValueError(f"{here}: expected a page size in kB from 1 to {MAX_HUGEPAGE_KB}")
+        hugepage_size_kb(size, here)
         if not isinstance(pool, Mapping):
             raise ValueError(f"{here}: expected an object")
         for key in ("total", "free", "surplus", "reserved"):

@@ -203,37 +203,37 @@ def _saved_capacity(saved, topo):
     """
     if saved is None:
         return None
-    from ..model import shown
+    from .._docfields import shown_json
 
     if not isinstance(saved, dict):
-        raise ValueError(f"hugepage_capacity: expected an object, got {shown(saved)}")
+        raise ValueError(f"hugepage_capacity: expected an object, got {shown_json(saved)}")
     for key in ("total", "nodes"):
         if key not in saved:
             raise ValueError(f"hugepage_capacity.{key}: missing")
     for key in saved:
         if key not in ("total", "nodes"):
-            raise ValueError(f"hugepage_capacity: unknown key {shown(key)}")
+            raise ValueError(f"hugepage_capacity: unknown key {shown_json(key)}")
     nodes = saved["nodes"]
     if not isinstance(nodes, dict):
-        raise ValueError(f"hugepage_capacity.nodes: expected an object, got {shown(nodes)}")
+        raise ValueError(f"hugepage_capacity.nodes: expected an object, got {shown_json(nodes)}")
     known = {str(n.id) for n in topo.numa_nodes}
     for nid, per in nodes.items():
         if nid not in known:
-            raise ValueError(f"hugepage_capacity.nodes: {shown(nid)} is not one of the NUMA nodes")
-        _quantities(per, f"hugepage_capacity.nodes[{shown(nid)}]")
+            raise ValueError(f"hugepage_capacity.nodes: {shown_json(nid)} is not one of the NUMA nodes")
+        _quantities(per, f"hugepage_capacity.nodes[{shown_json(nid)}]")
     _quantities(saved["total"], "hugepage_capacity.total")
     return saved
 
 
 def _quantities(value, where: str) -> None:
     """``{"hugepages-2Mi": "8Mi"}``: resource names and quantities, all strings."""
-    from ..model import shown
+    from .._docfields import shown_json
 
     if not isinstance(value, dict):
-        raise ValueError(f"{where}: expected an object, got {shown(value)}")
+        raise ValueError(f"{where}: expected an object, got {shown_json(value)}")
     for name, qty in value.items():
         if not isinstance(qty, str):
-            raise ValueError(f"{where}[{shown(name)}]: expected a quantity string, got {shown(qty)}")
+            raise ValueError(f"{where}[{shown_json(name)}]: expected a quantity string, got {shown_json(qty)}")
 
 
 # -- hugepage capacity as Kubernetes resources --------------------------------
