@@ -60,7 +60,6 @@ def _build_parser():
 
 
 def _cpu_policy(args, topo, tm_policy):
-    from ..cpuset import CPUSet
     from ..policy.cpumanager.options import ALL_GATES_ON, parse_options
     from ..policy.cpumanager.static_policy import new_policy
 
@@ -68,10 +67,9 @@ def _cpu_policy(args, topo, tm_policy):
     for item in args.cpu_option:
         name, eq, value = item.partition("=")
         raw[name.strip()] = value.strip() if eq else "true"
-    try:
-        reserved = CPUSet.parse(args.reserved_cpus) if args.reserved_cpus else CPUSet()
-    except ValueError as err:
-        raise InputError(f"--reserved-cpus: bad cpulist {args.reserved_cpus!r}: {err}") from None
+    from ..config.kubelet import parse_reserved_cpus
+
+    reserved = parse_reserved_cpus(args.reserved_cpus, "--reserved-cpus")
     if args.cpu_policy == "static":
         return new_policy("static", topo, num_reserved=len(reserved), reserved=reserved,
                           options=parse_options(raw, ALL_GATES_ON), topology_manager_policy=tm_policy)

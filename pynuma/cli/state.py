@@ -130,7 +130,6 @@ def _size(text: str) -> str:
 
 
 def _cpu_policy(args, topo):
-    from ..cpuset import CPUSet
     from ..policy.cpumanager.options import ALL_GATES_ON, parse_options
     from ..policy.cpumanager.static_policy import new_policy
 
@@ -142,10 +141,9 @@ def _cpu_policy(args, topo):
     reserved = None
     num = args.num_reserved
     if args.reserved_cpus:
-        try:
-            reserved = CPUSet.parse(args.reserved_cpus)
-        except ValueError as err:
-            raise InputError(f"--reserved-cpus: bad cpulist {args.reserved_cpus!r}: {err}") from None
+        from ..config.kubelet import parse_reserved_cpus
+
+        reserved = parse_reserved_cpus(args.reserved_cpus, "--reserved-cpus")
         num = len(reserved)
     return opts, (lambda name: new_policy(name, topo, num_reserved=num, reserved=reserved, options=opts))
 
